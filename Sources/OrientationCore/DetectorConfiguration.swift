@@ -1,0 +1,174 @@
+/// Every tunable of ``OrientationDetector``, with the defaults argued in detection.md §9 and §13.
+///
+/// Angles are in degrees, times in seconds, accelerations in m/s². *Tilt* is the angle between the
+/// screen plane and the horizontal: 0° standing upright, +90° lying face up, −90° face down.
+public struct DetectorConfiguration: Sendable, Hashable {
+    /// Standard gravity used by the magnitude gates.
+    public var gravity: Double = 9.81
+    /// Time constant of the first-order low-pass on the vector (Android: 100 ms too small, 500 ms too
+    /// large).
+    public var filterTimeConstant: Double = 0.2
+    /// The filtered magnitude may differ from `gravity` by this much before the device counts as
+    /// accelerating (shakes, impacts, braking).
+    public var accelerationTolerance: Double = 4.0
+    /// After the last accelerating or free-falling sample, the slow path accepts nothing for this long.
+    public var accelerationHoldoff: Double = 0.5
+    /// Below this filtered magnitude the device is falling and nothing is predicted.
+    public var freeFallMagnitude: Double = 1.0
+    /// Raw samples longer than this are glitches and are dropped (4 g; real ±2 g parts clip below it).
+    public var maximumSampleMagnitude: Double = 4 * 9.81
+    /// Dead zone between adjacent upright orientations: a neighbour is accepted only `gap / 2` past
+    /// the diagonal between it and the current orientation, so holding near 45° never flaps.
+    public var adjacentHysteresis: Double = 45.0
+    /// Upright orientations are only recognised while tilt lies in this window (above it a device is
+    /// nearly flat and the direction in the screen plane means little).
+    public var uprightMaximumTilt: Double = 70.0
+    /// Lower end of the upright window: screen facing down more than this gives no upright candidate.
+    public var uprightMinimumTilt: Double = -25.0
+    /// Held overhead: tilt at or below this locks upright changes...
+    public var overheadEnterTilt: Double = -40.0
+    /// ...until tilt rises to this again.
+    public var overheadExitTilt: Double = -15.0
+    /// faceUp/faceDown need |tilt| at least this...
+    public var faceEnterTilt: Double = 75.0
+    /// ...and, once entered, are left for an upright orientation only when |tilt| is below this.
+    /// Between the two the current orientation holds: reading in bed stays portrait, a phone on an
+    /// uneven table stays faceUp.
+    public var faceExitTilt: Double = 65.0
+    /// The filtered tilt must stay beyond `faceEnterTilt` this long before a face state is accepted
+    /// on the slow path.
+    public var faceDwell: Double = 0.3
+    /// The slow path's candidate must stay the same this long before it is accepted.
+    public var settleTime: Double = 0.08
+    /// ...while the filtered direction moves less than this from where the candidate began; a
+    /// filter still following a turn is not settled.
+    public var settleDrift: Double = 5.0
+    /// Fast path: the device counts as at rest when the raw samples of the last `restWindow`
+    /// seconds (at least `restMinimumSamples` of them) all agree...
+    public var restWindow: Double = 0.08
+    public var restMinimumSamples: Int = 3
+    /// ...within this angle of their mean direction...
+    public var restSpread: Double = 5.0
+    /// ...and each is within this of `gravity` in length.
+    public var restMagnitudeTolerance: Double = 1.5
+    /// A face state is accepted on the fast path only after this much rest (longer than
+    /// `restWindow`, because a reclining reader's slow sway can briefly look like a rest near 75°).
+    public var faceRestWindow: Double = 0.2
+    /// A gap between samples longer than this re-primes the filter and forgets every candidate.
+    public var gapReprime: Double = 1.0
+    /// With no sample for this long the orientation becomes `unknown`.
+    public var silenceTimeout: Double = 2.0
+
+    public init() {}
+
+    /// A parameter's name (as used by `--detector NAME=VALUE` and the configuration file), its unit,
+    /// and a one-line explanation.
+    public struct Parameter: Sendable {
+        public let name: String
+        public let unit: String
+        public let summary: String
+        let keyPath: (WritableKeyPath<DetectorConfiguration, Double> & Sendable)?
+        let integerKeyPath: (WritableKeyPath<DetectorConfiguration, Int> & Sendable)?
+
+        public func value(in configuration: DetectorConfiguration) -> Double {
+            if let keyPath { return configuration[keyPath: keyPath] }
+            return Double(configuration[keyPath: integerKeyPath!])
+        }
+    }
+
+    private static func parameter(_ name: String, _ keyPath: WritableKeyPath<DetectorConfiguration, Double> & Sendable, _ unit: String, _ summary: String) -> Parameter {
+        Parameter(name: name, unit: unit, summary: summary, keyPath: keyPath, integerKeyPath: nil)
+    }
+
+    /// Every parameter, in the order the documentation lists them.
+    public static let parameters: [Parameter] = [
+        parameter("gravity", \.gravity, "m/s²", "standard gravity for the magnitude gates"),
+        parameter("filter-time-constant", \.filterTimeConstant, "s", "low-pass time constant"),
+        parameter("acceleration-tolerance", \.accelerationTolerance, "m/s²", "filtered |a| may differ from gravity by this much"),
+        parameter("acceleration-holdoff", \.accelerationHoldoff, "s", "no slow-path change for this long after acceleration"),
+        parameter("free-fall-magnitude", \.freeFallMagnitude, "m/s²", "below this filtered |a| nothing is predicted"),
+        parameter("maximum-sample-magnitude", \.maximumSampleMagnitude, "m/s²", "longer raw samples are dropped as glitches"),
+        parameter("adjacent-hysteresis", \.adjacentHysteresis, "°", "dead zone between adjacent upright orientations"),
+        parameter("upright-maximum-tilt", \.uprightMaximumTilt, "°", "upright orientations only below this tilt"),
+        parameter("upright-minimum-tilt", \.uprightMinimumTilt, "°", "upright orientations only above this tilt"),
+        parameter("overhead-enter-tilt", \.overheadEnterTilt, "°", "tilt at or below this locks upright changes"),
+        parameter("overhead-exit-tilt", \.overheadExitTilt, "°", "tilt at or above this unlocks them"),
+        parameter("face-enter-tilt", \.faceEnterTilt, "°", "faceUp/faceDown need |tilt| at least this"),
+        parameter("face-exit-tilt", \.faceExitTilt, "°", "leave a face state only below this |tilt|"),
+        parameter("face-dwell", \.faceDwell, "s", "slow path: filtered tilt beyond face-enter-tilt this long"),
+        parameter("settle-time", \.settleTime, "s", "slow path: candidate unchanged this long"),
+        parameter("settle-drift", \.settleDrift, "°", "slow path: filtered direction moves less than this meanwhile"),
+        parameter("rest-window", \.restWindow, "s", "fast path: raw samples at rest this long"),
+        Parameter(name: "rest-minimum-samples", unit: "samples", summary: "fast path: at least this many samples at rest",
+                  keyPath: nil, integerKeyPath: \DetectorConfiguration.restMinimumSamples),
+        parameter("rest-spread", \.restSpread, "°", "fast path: samples within this angle of their mean"),
+        parameter("rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
+        parameter("face-rest-window", \.faceRestWindow, "s", "fast path: rest this long before a face state"),
+        parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
+        parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
+    ]
+
+    /// Sets the parameter called `name` from its text form.
+    public mutating func set(_ name: String, to text: String) throws(DetectorConfigurationError) {
+        guard let parameter = Self.parameters.first(where: { $0.name == name }) else {
+            throw .unknownParameter(name)
+        }
+        if let keyPath = parameter.keyPath {
+            guard let value = Double(text), value.isFinite else { throw .notANumber(name: name, text: text) }
+            self[keyPath: keyPath] = value
+        } else if let keyPath = parameter.integerKeyPath {
+            guard let value = Int(text) else { throw .notAnInteger(name: name, text: text) }
+            self[keyPath: keyPath] = value
+        }
+    }
+
+    /// Rejects combinations that cannot work: non-positive times, inverted tilt pairs, thresholds
+    /// outside the possible range.
+    public func validate() throws(DetectorConfigurationError) {
+        func require(_ condition: Bool, _ name: String, _ expected: String) throws(DetectorConfigurationError) {
+            if !condition { throw .outOfRange(name: name, expected: expected) }
+        }
+        try require(gravity > 0, "gravity", "> 0")
+        try require(filterTimeConstant > 0, "filter-time-constant", "> 0")
+        try require(accelerationTolerance > 0, "acceleration-tolerance", "> 0")
+        try require(accelerationHoldoff >= 0, "acceleration-holdoff", ">= 0")
+        try require(freeFallMagnitude >= 0 && freeFallMagnitude < gravity, "free-fall-magnitude", "between 0 and gravity")
+        try require(maximumSampleMagnitude > gravity, "maximum-sample-magnitude", "> gravity")
+        try require(adjacentHysteresis >= 0 && adjacentHysteresis < 90, "adjacent-hysteresis", "in [0, 90)")
+        try require(uprightMaximumTilt > 0 && uprightMaximumTilt <= 90, "upright-maximum-tilt", "in (0, 90]")
+        try require(uprightMinimumTilt < 0 && uprightMinimumTilt >= -90, "upright-minimum-tilt", "in [-90, 0)")
+        try require(overheadEnterTilt < overheadExitTilt, "overhead-enter-tilt", "< overhead-exit-tilt")
+        try require(overheadEnterTilt >= -90, "overhead-enter-tilt", ">= -90")
+        try require(faceEnterTilt > 0 && faceEnterTilt <= 90, "face-enter-tilt", "in (0, 90]")
+        try require(faceExitTilt > 0 && faceExitTilt <= faceEnterTilt, "face-exit-tilt", "in (0, face-enter-tilt]")
+        try require(faceDwell >= 0, "face-dwell", ">= 0")
+        try require(settleTime >= 0, "settle-time", ">= 0")
+        try require(settleDrift > 0 && settleDrift < 180, "settle-drift", "in (0, 180)")
+        try require(restWindow >= 0, "rest-window", ">= 0")
+        try require(restMinimumSamples >= 2 && restMinimumSamples <= OrientationDetector.restCapacity,
+                    "rest-minimum-samples", "in [2, \(OrientationDetector.restCapacity)]")
+        try require(restSpread > 0 && restSpread < 90, "rest-spread", "in (0, 90)")
+        try require(restMagnitudeTolerance > 0, "rest-magnitude-tolerance", "> 0")
+        try require(faceRestWindow >= 0, "face-rest-window", ">= 0")
+        try require(gapReprime > 0, "gap-reprime", "> 0")
+        try require(silenceTimeout > 0, "silence-timeout", "> 0")
+    }
+}
+
+/// A detector parameter that was misspelt, mistyped or out of range.
+public enum DetectorConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownParameter(String)
+    case notANumber(name: String, text: String)
+    case notAnInteger(name: String, text: String)
+    case outOfRange(name: String, expected: String)
+
+    public var description: String {
+        switch self {
+        case .unknownParameter(let name):
+            "unknown detector parameter \"\(name)\" (known: \(DetectorConfiguration.parameters.map(\.name).joined(separator: ", ")))"
+        case .notANumber(let name, let text): "detector parameter \(name): \"\(text)\" is not a finite number"
+        case .notAnInteger(let name, let text): "detector parameter \(name): \"\(text)\" is not an integer"
+        case .outOfRange(let name, let expected): "detector parameter \(name) must be \(expected)"
+        }
+    }
+}

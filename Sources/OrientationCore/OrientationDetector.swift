@@ -1,0 +1,324 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One accelerometer reading in the gravity-pointing display frame (detection.md §1), after the
+/// mount matrix: upright portrait reads (0, −9.81, 0), lying face up (0, 0, −9.81).
+public struct AccelerationSample: Sendable, Hashable {
+    /// Monotonic seconds; only differences matter.
+    public var time: Double
+    /// m/s², pointing the way gravity pulls.
+    public var vector: Vector3
+
+    public init(time: Double, vector: Vector3) {
+        self.time = time
+        self.vector = vector
+    }
+
+    public init(time: Double, x: Double, y: Double, z: Double) {
+        self.init(time: time, vector: Vector3(x, y, z))
+    }
+}
+
+/// A decision of the detector: the device orientation became `to` at `time`.
+public struct OrientationChange: Sendable, Hashable {
+    /// The time of the sample (or silence deadline) that decided it, in the samples' clock.
+    public var time: Double
+    public var from: DeviceOrientation
+    public var to: DeviceOrientation
+
+    public init(time: Double, from: DeviceOrientation, to: DeviceOrientation) {
+        self.time = time
+        self.from = from
+        self.to = to
+    }
+}
+
+/// Turns a stream of accelerometer samples into device-orientation changes.
+///
+/// A pure state machine: time comes in with each sample (or through ``advance(to:)``), no clock or I/O
+/// is used, and each call returns the change it decided, if any. Two paths decide:
+///
+/// * **Fast path**: when the last few raw samples (`restWindow`, at least `restMinimumSamples`) are
+///   each close to 1 g and agree in direction, the device has stopped moving and that direction *is*
+///   gravity; a new orientation beyond the hysteresis line is accepted at once. This gives the
+///   latency of a step change without trusting a single sample (detection.md §13).
+/// * **Slow path**: a first-order low-pass on the vector, gated by its magnitude (shakes, impacts,
+///   free fall), classified with the same hysteresis and tilt windows, and accepted after a settle
+///   time (a face state after a longer dwell). It decides when the raw stream is never quiet:
+///   walking, car vibration, tremor.
+///
+/// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
+/// never leaves this type (detection.md §14).
+public struct OrientationDetector: Sendable {
+    /// The fast path's ring capacity: a 200 ms window at up to 600 Hz; faster sensors get a shorter
+    /// window of this many samples.
+    public static let restCapacity = 128
+
+    public let configuration: DetectorConfiguration
+
+    /// The orientation last decided: `unknown` before the first decision and after silence.
+    public private(set) var orientation: DeviceOrientation = .unknown
+    /// The low-passed reading in the gravity-pointing display frame, or nil before the first sample
+    /// and after silence.
+    public var filteredGravity: Vector3? { primed ? -filteredUp : nil }
+    /// Samples dropped as glitches (non-finite, exactly zero, or longer than
+    /// `maximumSampleMagnitude`).
+    public private(set) var droppedSamples = 0
+    /// Times the filter was re-primed after a gap or a backwards timestamp.
+    public private(set) var reprimeCount = 0
+
+    // Precomputed thresholds (sines and cosines), so the per-sample path needs few trigonometric calls.
+    private let sinFaceEnter: Double
+    private let sinFaceExit: Double
+    private let sinUprightMaximum: Double
+    private let sinUprightMinimum: Double
+    private let sinOverheadEnter: Double
+    private let sinOverheadExit: Double
+    private let cosHysteresisLine: Double
+    private let cosRestSpread: Double
+    private let cosSettleDrift: Double
+
+    private var primed = false
+    private var lastSampleTime = -Double.infinity
+    private var filteredUp = Vector3.zero
+    private var acceleratingUntil = -Double.infinity
+    private var overheadLocked = false
+    private var slowCandidate: DeviceOrientation?
+    private var slowCandidateSince = 0.0
+    private var slowCandidateDirection = Vector3.zero
+    private var restTimes: [Double]
+    private var restVectors: [Vector3]
+    private var restCount = 0
+    private var restNext = 0
+
+    /// A detector with the given parameters; call ``DetectorConfiguration/validate()`` first for
+    /// parameters from a user.
+    public init(configuration: DetectorConfiguration = DetectorConfiguration()) {
+        self.configuration = configuration
+        func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+        sinFaceEnter = sin(radians(configuration.faceEnterTilt))
+        sinFaceExit = sin(radians(configuration.faceExitTilt))
+        sinUprightMaximum = sin(radians(configuration.uprightMaximumTilt))
+        sinUprightMinimum = sin(radians(configuration.uprightMinimumTilt))
+        sinOverheadEnter = sin(radians(configuration.overheadEnterTilt))
+        sinOverheadExit = sin(radians(configuration.overheadExitTilt))
+        cosHysteresisLine = cos(radians(45 + configuration.adjacentHysteresis / 2))
+        cosRestSpread = cos(radians(configuration.restSpread))
+        cosSettleDrift = cos(radians(configuration.settleDrift))
+        restTimes = Array(repeating: 0, count: Self.restCapacity)
+        restVectors = Array(repeating: .zero, count: Self.restCapacity)
+    }
+
+    /// Feeds one sample; returns the change it caused, if any.
+    ///
+    /// A sample after a silence longer than `silenceTimeout` first reports `unknown` (and starts
+    /// afresh); it cannot decide an orientation itself, so at most one change results.
+    public mutating func process(_ sample: AccelerationSample) -> OrientationChange? {
+        let silenceChange = advance(to: sample.time)
+        let reading = sample.vector
+        let magnitude = reading.magnitude
+        guard reading.isFinite, magnitude > 0, magnitude <= configuration.maximumSampleMagnitude else {
+            droppedSamples += 1
+            return silenceChange
+        }
+        let up = -reading
+        let time = sample.time
+        let interval = time - lastSampleTime
+        if !primed || interval > configuration.gapReprime || interval < 0 {
+            reprime(with: up, at: time)
+        } else if interval == 0 {
+            return silenceChange  // a duplicate timestamp carries no new time
+        } else {
+            lastSampleTime = time
+            let alpha = interval / (configuration.filterTimeConstant + interval)
+            filteredUp = filteredUp + alpha * (up - filteredUp)
+            recordRest(up, at: time)
+        }
+        return decide(at: time) ?? silenceChange
+    }
+
+    /// Tells the detector that time has passed without samples (the caller's timer).
+    ///
+    /// Returns the change to `unknown` once nothing has arrived for `silenceTimeout`; the change is
+    /// dated at the deadline, not at `time`.
+    public mutating func advance(to time: Double) -> OrientationChange? {
+        guard primed, time - lastSampleTime >= configuration.silenceTimeout else { return nil }
+        let deadline = lastSampleTime + configuration.silenceTimeout
+        primed = false
+        forgetCandidates()
+        guard orientation != .unknown else { return nil }
+        return accept(.unknown, at: deadline)
+    }
+
+    // MARK: - Deciding
+
+    private mutating func decide(at time: Double) -> OrientationChange? {
+        let filteredMagnitude = filteredUp.magnitude
+        if filteredMagnitude < configuration.freeFallMagnitude {
+            acceleratingUntil = time + configuration.accelerationHoldoff
+            slowCandidate = nil
+            return nil
+        }
+        if abs(filteredMagnitude - configuration.gravity) > configuration.accelerationTolerance {
+            acceleratingUntil = time + configuration.accelerationHoldoff
+        }
+        updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
+
+        if let candidate = fastCandidate() { return accept(candidate, at: time) }
+
+        guard let candidate = classify(filteredUp), candidate != orientation else {
+            slowCandidate = nil
+            return nil
+        }
+        // Settling means the candidate stays the same *and* the filtered direction stops moving: a
+        // filter that is still following a turn would otherwise hand over whatever orientation the
+        // turn passes through (lifting a phone off a table past upside-down).
+        let direction = (1 / filteredMagnitude) * filteredUp
+        if candidate != slowCandidate || direction.dot(slowCandidateDirection) < cosSettleDrift {
+            slowCandidate = candidate
+            slowCandidateSince = time
+            slowCandidateDirection = direction
+        }
+        let dwell = candidate.isFlat ? configuration.faceDwell : configuration.settleTime
+        guard time - slowCandidateSince >= dwell, time >= acceleratingUntil else { return nil }
+        return accept(candidate, at: time)
+    }
+
+    /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
+    /// longer `faceRestWindow` of rest.
+    private func fastCandidate() -> DeviceOrientation? {
+        guard let resting = restingDirection(over: configuration.restWindow),
+              let candidate = classify(resting), candidate != orientation
+        else { return nil }
+        if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
+            guard let longer = restingDirection(over: configuration.faceRestWindow), classify(longer) == candidate else {
+                return nil
+            }
+        }
+        return candidate
+    }
+
+    /// The orientation `up` asks for, given the current one; nil where the current orientation
+    /// should simply hold (tilt between the upright window and the face threshold, inside the
+    /// hysteresis dead zone, overhead, or too short to mean anything).
+    private func classify(_ up: Vector3) -> DeviceOrientation? {
+        let magnitude = up.magnitude
+        guard magnitude >= configuration.freeFallMagnitude else { return nil }
+        let sinTilt = up.z / magnitude
+        if sinTilt >= sinFaceEnter { return .faceUp }
+        if sinTilt <= -sinFaceEnter { return .faceDown }
+        if orientation.isFlat, abs(sinTilt) >= sinFaceExit { return nil }
+        guard sinTilt < sinUprightMaximum, sinTilt > sinUprightMinimum, !overheadLocked else { return nil }
+
+        // Direction in the screen plane: 0° top edge up, 90° left edge down (landscapeLeft).
+        let planar = (up.x * up.x + up.y * up.y).squareRoot()
+        let nearest: DeviceOrientation =
+            abs(up.y) >= abs(up.x)
+            ? (up.y >= 0 ? .portrait : .portraitUpsideDown)
+            : (up.x >= 0 ? .landscapeLeft : .landscapeRight)
+        if nearest != orientation, let current = Self.uprightAxis(orientation) {
+            // Stay unless the direction is past the hysteresis line measured from the current
+            // orientation's axis (67.5° with the default 45° gap).
+            let cosFromCurrent = (up.x * current.x + up.y * current.y) / planar
+            if cosFromCurrent > cosHysteresisLine { return nil }
+        }
+        return nearest
+    }
+
+    /// The unit direction of the up vector for each upright orientation, in the screen plane.
+    private static func uprightAxis(_ orientation: DeviceOrientation) -> (x: Double, y: Double)? {
+        switch orientation {
+        case .portrait: (0, 1)
+        case .portraitUpsideDown: (0, -1)
+        case .landscapeLeft: (1, 0)
+        case .landscapeRight: (-1, 0)
+        case .unknown, .faceUp, .faceDown: nil
+        }
+    }
+
+    private mutating func updateOverheadLock(sinTilt: Double) {
+        if sinTilt <= sinOverheadEnter {
+            overheadLocked = true
+        } else if sinTilt >= sinOverheadExit {
+            overheadLocked = false
+        }
+    }
+
+    private mutating func accept(_ candidate: DeviceOrientation, at time: Double) -> OrientationChange {
+        let change = OrientationChange(time: time, from: orientation, to: candidate)
+        orientation = candidate
+        slowCandidate = nil
+        return change
+    }
+
+    // MARK: - Filter and rest window
+
+    /// Restarts the filter from `up` after a gap or a backwards timestamp; the orientation holds.
+    ///
+    /// The rest window is emptied (samples from before the gap prove nothing about now), but the
+    /// slow path's candidate is kept: if this sample agrees with the one before the gap, two
+    /// readings a gap apart agree, which is what a slow (1 Hz) sensor can offer. A stale first
+    /// sample after a resume is outvoted by the next one, which resets the candidate.
+    private mutating func reprime(with up: Vector3, at time: Double) {
+        if primed { reprimeCount += 1 }
+        primed = true
+        lastSampleTime = time
+        filteredUp = up
+        acceleratingUntil = -Double.infinity
+        restCount = 0
+        restNext = 0
+        recordRest(up, at: time)
+    }
+
+    private mutating func forgetCandidates() {
+        slowCandidate = nil
+        restCount = 0
+        restNext = 0
+    }
+
+    private mutating func recordRest(_ up: Vector3, at time: Double) {
+        restTimes[restNext] = time
+        restVectors[restNext] = up
+        restNext = (restNext + 1) % Self.restCapacity
+        restCount = min(restCount + 1, Self.restCapacity)
+    }
+
+    /// The mean up vector of the newest samples if they show the device at rest over `span`
+    /// seconds: at least `restMinimumSamples` samples reaching back `span`, each within
+    /// `restMagnitudeTolerance` of gravity and within `restSpread` of their mean direction.
+    private func restingDirection(over span: Double) -> Vector3? {
+        let newest = (restNext - 1 + Self.restCapacity) % Self.restCapacity
+        let newestTime = restTimes[newest]
+        var sum = Vector3.zero
+        var count = 0
+        var index = newest
+        while true {
+            if count == restCount {
+                // History does not reach back `span`: too early after (re)priming, unless the ring is
+                // full because the sensor is fast, in which case its samples are plenty.
+                guard restCount == Self.restCapacity else { return nil }
+                break
+            }
+            let vector = restVectors[index]
+            guard abs(vector.magnitude - configuration.gravity) <= configuration.restMagnitudeTolerance else { return nil }
+            sum = sum + vector
+            count += 1
+            if count >= configuration.restMinimumSamples, newestTime - restTimes[index] >= span { break }
+            index = (index - 1 + Self.restCapacity) % Self.restCapacity
+        }
+        let mean = (1 / Double(count)) * sum
+        let meanMagnitude = mean.magnitude
+        index = newest
+        for _ in 0..<count {
+            let vector = restVectors[index]
+            if vector.dot(mean) < cosRestSpread * vector.magnitude * meanMagnitude { return nil }
+            index = (index - 1 + Self.restCapacity) % Self.restCapacity
+        }
+        return mean
+    }
+}

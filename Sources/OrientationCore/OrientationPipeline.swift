@@ -1,0 +1,28 @@
+/// The daemon's detection pipeline from a sensor-frame reading to device-orientation changes: the
+/// mount matrix, then the detector.
+///
+/// Every source goes through this one type (real sensors, trace replay, stdin), so `orientd replay`
+/// and the tests exercise exactly what the daemon runs.
+public struct OrientationPipeline: Sendable {
+    /// Sensor axes → display axes (`device = M · raw`).
+    public let mountMatrix: MountMatrix
+    public private(set) var detector: OrientationDetector
+
+    public init(mountMatrix: MountMatrix = .identity, configuration: DetectorConfiguration = DetectorConfiguration()) {
+        self.mountMatrix = mountMatrix
+        self.detector = OrientationDetector(configuration: configuration)
+    }
+
+    /// The orientation last decided.
+    public var orientation: DeviceOrientation { detector.orientation }
+
+    /// Feeds a reading in the sensor's frame (m/s², gravity-pointing); returns the change it caused.
+    public mutating func process(time: Double, reading: Vector3) -> OrientationChange? {
+        detector.process(AccelerationSample(time: time, vector: mountMatrix.apply(reading)))
+    }
+
+    /// Lets time pass without samples; see ``OrientationDetector/advance(to:)``.
+    public mutating func advance(to time: Double) -> OrientationChange? {
+        detector.advance(to: time)
+    }
+}

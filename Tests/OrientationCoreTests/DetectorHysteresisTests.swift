@@ -1,0 +1,106 @@
+import Testing
+@testable import OrientationCore
+
+/// Edges of the dead zones. Each case is chosen so that a detector without the band would answer
+/// differently.
+@Suite("Detector: hysteresis bands")
+struct DetectorHysteresisTests {
+    /// From portrait, the screen turned in its plane to `angle` and held still for 3 s.
+    func portraitTurned(to angle: Double, tilt: Double = 20) -> [DeviceOrientation] {
+        var simulator = PoseSimulator()
+        simulator.hold(Pose(angle: 0, tilt: tilt), for: 1)
+        simulator.turn(from: Pose(angle: 0, tilt: tilt), to: Pose(angle: angle, tilt: tilt), over: 0.5)
+        simulator.hold(Pose(angle: angle, tilt: tilt), for: 3)
+        return simulator.reported
+    }
+
+    @Test("past the diagonal but inside the band stays portrait", arguments: [50.0, 60, 66, -60, -66])
+    func insideBand(angle: Double) {
+        // Nearest-axis classification alone would say landscape for all of these.
+        #expect(portraitTurned(to: angle) == [.portrait])
+    }
+
+    @Test("beyond the band (67.5° with the default 45° gap) switches", arguments: [
+        (69.0, DeviceOrientation.landscapeLeft), (75, .landscapeLeft), (-69, .landscapeRight),
+    ])
+    func beyondBand(angle: Double, orientation: DeviceOrientation) {
+        #expect(portraitTurned(to: angle) == [.portrait, orientation])
+    }
+
+    @Test("coming back from landscape, the band is measured from landscape")
+    func bandFromLandscape() {
+        var simulator = PoseSimulator()
+        simulator.hold(.landscapeLeft, for: 1)
+        simulator.turn(from: .landscapeLeft, to: Pose(angle: 30, tilt: 0), over: 0.3)
+        simulator.hold(Pose(angle: 30, tilt: 0), for: 3)
+        // 30° is nearer portrait, but only 60° from landscapeLeft: stays.
+        #expect(simulator.reported == [.landscapeLeft])
+        simulator.turn(from: Pose(angle: 30, tilt: 0), to: Pose(angle: 20, tilt: 0), over: 0.2)
+        simulator.hold(Pose(angle: 20, tilt: 0), for: 2)
+        #expect(simulator.reported == [.landscapeLeft, .portrait])
+    }
+
+    @Test("wobbling between 35° and 55° for 20 s never flaps")
+    func wobbleAt45() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.turn(from: .portrait, to: Pose(angle: 45, tilt: 10), over: 0.5)
+        for _ in 0..<20 {
+            simulator.turn(from: Pose(angle: 45, tilt: 10), to: Pose(angle: 55, tilt: 10), over: 0.25)
+            simulator.turn(from: Pose(angle: 55, tilt: 10), to: Pose(angle: 35, tilt: 10), over: 0.5)
+            simulator.turn(from: Pose(angle: 35, tilt: 10), to: Pose(angle: 45, tilt: 10), over: 0.25)
+        }
+        #expect(simulator.reported == [.portrait])
+    }
+
+    @Test("the band's width is the configured gap")
+    func configuredGap() {
+        var configuration = DetectorConfiguration()
+        configuration.adjacentHysteresis = 10
+        var simulator = PoseSimulator(configuration: configuration)
+        simulator.hold(.portrait, for: 1)
+        simulator.turn(from: .portrait, to: Pose(angle: 55, tilt: 0), over: 0.5)
+        simulator.hold(Pose(angle: 55, tilt: 0), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+    }
+
+    // MARK: face up / face down
+
+    /// From `start` held still, tilted to `tilt` (same in-plane angle) and held for 3 s.
+    func tilted(from start: Pose, to tilt: Double) -> [DeviceOrientation] {
+        var simulator = PoseSimulator()
+        simulator.hold(start, for: 1)
+        let end = Pose(angle: start.angle, tilt: tilt)
+        simulator.turn(from: start, to: end, over: 0.6)
+        simulator.hold(end, for: 3)
+        return simulator.reported
+    }
+
+    @Test("reading in bed (tilted back 60–74°) stays portrait", arguments: [60.0, 65, 70, 74])
+    func readingInBed(tilt: Double) {
+        #expect(tilted(from: Pose(angle: 0, tilt: 20), to: tilt) == [.portrait])
+    }
+
+    @Test("beyond 75° a device becomes faceUp or faceDown", arguments: [(76.0, DeviceOrientation.faceUp), (85, .faceUp), (-76, .faceDown), (-88, .faceDown)])
+    func entersFace(tilt: Double, orientation: DeviceOrientation) {
+        #expect(tilted(from: Pose(angle: 0, tilt: 10), to: tilt) == [.portrait, orientation])
+    }
+
+    @Test("a slightly uneven table (5–24° off flat) stays faceUp", arguments: [85.0, 78, 70, 66])
+    func unevenTable(tilt: Double) {
+        // Between 65° and 75° a detector without the face band would call this portrait.
+        #expect(tilted(from: .faceUp, to: tilt) == [.faceUp])
+    }
+
+    @Test("lifted below 65° a face state gives way to the upright orientation", arguments: [(64.0, DeviceOrientation.portrait), (40, .portrait)])
+    func leavesFace(tilt: Double, orientation: DeviceOrientation) {
+        #expect(tilted(from: .faceUp, to: tilt) == [.faceUp, orientation])
+    }
+
+    @Test("face down holds until |tilt| < 65° and the overhead lock is released")
+    func faceDownHolds() {
+        #expect(tilted(from: .faceDown, to: -68) == [.faceDown])
+        #expect(tilted(from: .faceDown, to: -30) == [.faceDown])  // overhead: screen facing down at 30°
+        #expect(tilted(from: .faceDown, to: 10) == [.faceDown, .portrait])
+    }
+}

@@ -1,0 +1,221 @@
+import Testing
+@testable import OrientationCore
+
+@Suite("Detector: settle, gates, gaps and silence")
+struct DetectorTimingTests {
+    // MARK: settle
+
+    @Test("a single glitch sample changes nothing")
+    func singleGlitch() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.feed(Pose.landscapeLeft.reading())
+        simulator.hold(.portrait, for: 2)
+        simulator.feed(Vector3(20774, 27203, 0))  // hadess/iio-sensor-proxy#220's garbage scan, unscaled
+        simulator.hold(.portrait, for: 2)
+        #expect(simulator.reported == [.portrait])
+        #expect(simulator.detector.droppedSamples == 1)
+    }
+
+    @Test("a still pose shorter than the rest window changes nothing; one that lasts does")
+    func restWindowEdge() {
+        // At 25 Hz the default window (80 ms, ≥ 3 samples) needs 3 samples.
+        var brief = PoseSimulator()
+        brief.hold(.portrait, for: 1)
+        for _ in 0..<2 { brief.feed(Pose.landscapeLeft.reading()) }
+        brief.hold(.portrait, for: 2)
+        #expect(brief.reported == [.portrait])
+
+        var lasting = PoseSimulator()
+        lasting.hold(.portrait, for: 1)
+        for _ in 0..<3 { lasting.feed(Pose.landscapeLeft.reading()) }
+        lasting.hold(.portrait, for: 2)
+        #expect(lasting.reported == [.portrait, .landscapeLeft, .portrait])
+    }
+
+    @Test("a step is reported within the rest window, not on its first sample")
+    func stepLatency() throws {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        let stepTime = simulator.time
+        simulator.hold(.landscapeRight, for: 1)
+        let change = try #require(simulator.changes.last)
+        #expect(change.to == .landscapeRight)
+        #expect(change.time - stepTime >= DetectorConfiguration().restWindow - 1e-9)
+        #expect(change.time - stepTime <= 0.121)
+    }
+
+    @Test("a face state needs the longer face rest window")
+    func faceRestWindow() throws {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        let stepTime = simulator.time
+        simulator.hold(.faceUp, for: 1)
+        let change = try #require(simulator.changes.last)
+        #expect(change.to == .faceUp)
+        #expect(change.time - stepTime >= DetectorConfiguration().faceRestWindow - 1e-9)
+    }
+
+    @Test("the slow path settles while the raw stream never rests (walking-like bumps)")
+    func slowPathUnderBumps() {
+        var configuration = DetectorConfiguration()
+        configuration.restMagnitudeTolerance = 0.01  // keep the fast path out of it
+        var simulator = PoseSimulator(configuration: configuration)
+        simulator.tremor = 0.6
+        simulator.hold(Pose(angle: 0, tilt: 30), for: 2)
+        simulator.turn(from: Pose(angle: 0, tilt: 30), to: Pose(angle: -90, tilt: 30), over: 0.5)
+        simulator.hold(Pose(angle: -90, tilt: 30), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeRight])
+    }
+
+    @Test("the slow path waits for the settle time")
+    func slowPathSettle() throws {
+        var configuration = DetectorConfiguration()
+        configuration.restMagnitudeTolerance = 0.01  // slow path only
+        configuration.settleTime = 1.0
+        var simulator = PoseSimulator(configuration: configuration)
+        simulator.hold(.portrait, for: 3)
+        let stepTime = simulator.time
+        simulator.hold(.landscapeLeft, for: 3)
+        let change = try #require(simulator.changes.last)
+        #expect(change.to == .landscapeLeft)
+        // Settling starts once the filter has turned past the hysteresis line and stopped drifting
+        // (≈ 3 τ for a 90° step), then lasts the settle time.
+        #expect(change.time - stepTime >= 1.0 + 0.25)
+        #expect(change.time - stepTime < 1.0 + 0.8)
+    }
+
+    // MARK: gates
+
+    @Test("a 2 g shake in portrait changes nothing")
+    func shake() {
+        var simulator = PoseSimulator(rate: 100)
+        simulator.hold(.portrait, for: 1)
+        let portrait = Pose.portrait.reading()
+        for step in 0..<200 {  // 2 s at 4 Hz, ±2 g sideways
+            let phase = Double(step) / 100 * 4 * 2 * Double.pi
+            simulator.feed(portrait + Vector3(19.6 * phase.sinValue, 0, 0))
+        }
+        simulator.hold(.portrait, for: 1)
+        #expect(simulator.reported == [.portrait])
+    }
+
+    @Test("free fall changes nothing and the pose after landing is found")
+    func freeFall() {
+        var simulator = PoseSimulator(rate: 100)
+        simulator.hold(.portrait, for: 1)
+        for _ in 0..<30 { simulator.feed(Vector3(0.1, -0.2, 0.05)) }
+        #expect(simulator.reported == [.portrait])
+        simulator.hold(.faceDown, for: 1)
+        #expect(simulator.reported == [.portrait, .faceDown])
+    }
+
+    @Test("non-finite, zero and huge samples are dropped")
+    func droppedSamples() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        for bad in [Vector3(.nan, 0, 0), Vector3(0, .infinity, 0), Vector3(0, 0, 0), Vector3(0, -60, 0)] {
+            let change = simulator.detector.process(AccelerationSample(time: simulator.time, vector: bad))
+            #expect(change == nil)
+            simulator.time += 0.04
+        }
+        #expect(simulator.detector.droppedSamples == 4)
+        #expect(simulator.orientation == .portrait)
+    }
+
+    // MARK: gaps and silence
+
+    @Test("unknown until the first decision")
+    func unknownFirst() {
+        var detector = OrientationDetector()
+        #expect(detector.orientation == .unknown)
+        let change = detector.process(AccelerationSample(time: 0, vector: Pose.portrait.reading()))
+        #expect(change == nil)
+        #expect(detector.orientation == .unknown)
+    }
+
+    @Test("a gap over 1 s re-primes the filter; the orientation holds across it")
+    func gapReprimes() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.time += 1.5
+        simulator.hold(.landscapeLeft, for: 1)
+        #expect(simulator.detector.reprimeCount == 1)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        #expect(simulator.changes[1].time > 2.5)  // decided on fresh samples, not at the first one
+
+        var short = PoseSimulator()
+        short.hold(.portrait, for: 1)
+        short.time += 0.9
+        short.hold(.portrait, for: 1)
+        #expect(short.detector.reprimeCount == 0)
+    }
+
+    @Test("after a gap one stale sample is outvoted by the fresh ones")
+    func staleSampleAfterGap() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.time += 1.5
+        simulator.feed(Pose.landscapeLeft.reading())  // stale, from before a suspend
+        simulator.hold(.portrait, for: 1)
+        #expect(simulator.reported == [.portrait])
+    }
+
+    @Test("a 1 Hz sensor (every interval a gap) still decides, on two agreeing samples")
+    func oneHertz() {
+        var simulator = PoseSimulator(rate: 1 / 1.2)
+        simulator.hold(.portrait, for: 4)
+        simulator.hold(.landscapeRight, for: 4)
+        #expect(simulator.reported == [.portrait, .landscapeRight])
+    }
+
+    @Test("backwards and duplicate timestamps neither crash nor change anything")
+    func badTimestamps() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.time -= 5
+        simulator.hold(.portrait, for: 1)
+        #expect(simulator.detector.reprimeCount == 1)
+        let time = simulator.time
+        for _ in 0..<10 {
+            _ = simulator.detector.process(AccelerationSample(time: time, vector: Pose.landscapeLeft.reading()))
+        }
+        #expect(simulator.reported == [.portrait])
+    }
+
+    @Test("silence for 2 s makes the orientation unknown, dated at the deadline")
+    func silence() throws {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        let lastSample = simulator.time - 1 / simulator.rate
+        let early = simulator.detector.advance(to: lastSample + 1.99)
+        #expect(early == nil)
+        let change = simulator.detector.advance(to: lastSample + 3)
+        #expect(change?.to == .unknown)
+        #expect(change?.from == .portrait)
+        #expect(abs((change?.time ?? 0) - (lastSample + 2)) < 1e-9)
+        let again = simulator.detector.advance(to: lastSample + 4)
+        #expect(again == nil)  // reported once
+        #expect(simulator.detector.filteredGravity == nil)
+    }
+
+    @Test("a sample after a long silence reports unknown first, then decides afresh")
+    func sampleAfterSilence() throws {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.time += 3
+        simulator.hold(.portrait, for: 1)
+        #expect(simulator.reported == [.portrait, .unknown, .portrait])
+    }
+}
+
+extension Double {
+    var sinValue: Double {
+        // A 7th-order Taylor series around the nearest multiple of 2π is plenty for a test signal.
+        var x = self.truncatingRemainder(dividingBy: 2 * .pi)
+        if x > .pi { x -= 2 * .pi }
+        if x < -.pi { x += 2 * .pi }
+        let x2 = x * x
+        return x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42)))
+    }
+}
