@@ -1,0 +1,123 @@
+import Foundation
+import OrientationCore
+
+/// One trace of the corpus: samples, labels and the mount matrix its CSV needs.
+public struct CorpusTrace: Sendable {
+    public let name: String
+    public let samples: [(time: Double, reading: Vector3)]
+    public let labels: [LabelInterval]
+    public let mountMatrix: MountMatrix
+    public let rateHz: Double
+
+    /// Reads `NAME.csv`, `NAME.labels.json` and `NAME.meta.json` from `directory`.
+    public init(directory: URL, name: String) throws {
+        self.name = name
+        let csvURL = directory.appendingPathComponent("\(name).csv")
+        let text = try String(contentsOf: csvURL, encoding: .utf8)
+        var samples: [(time: Double, reading: Vector3)] = []
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            do {
+                if let sample = try TraceFormat.parse(line: line, lineNumber: lineNumber) { samples.append(sample) }
+            } catch {
+                throw CorpusError(file: csvURL.path, problem: error.description)
+            }
+        }
+        self.samples = samples
+        labels = try JSONDecoder().decode([LabelInterval].self, from: Data(contentsOf: directory.appendingPathComponent("\(name).labels.json")))
+        let metaURL = directory.appendingPathComponent("\(name).meta.json")
+        let meta = try JSONDecoder().decode(Meta.self, from: Data(contentsOf: metaURL))
+        do {
+            mountMatrix = try MountMatrix(parsing: meta.mount_matrix_hwdb)
+        } catch {
+            throw CorpusError(file: metaURL.path, problem: error.description)
+        }
+        rateHz = meta.rate_hz
+    }
+
+    private struct Meta: Decodable {
+        // swiftlint:disable:next identifier_name
+        let mount_matrix_hwdb: String
+        // swiftlint:disable:next identifier_name
+        let rate_hz: Double
+    }
+
+    /// The names of every trace in `directory` (files `NAME.labels.json`), sorted.
+    public static func names(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".labels.json") }
+            .map { String($0.dropLast(".labels.json".count)) }
+            .sorted()
+    }
+
+    /// Runs the daemon's pipeline over the trace, as `orientd replay` does.
+    public func replay(configuration: DetectorConfiguration = DetectorConfiguration()) -> [OrientationChange] {
+        var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
+        return samples.compactMap { pipeline.process(time: $0.time, reading: $0.reading) }
+    }
+
+    /// Replays and scores.
+    public func score(configuration: DetectorConfiguration = DetectorConfiguration()) -> TraceScore {
+        CorpusScorer.score(events: replay(configuration: configuration).map { ($0.time, $0.to) }, labels: labels)
+    }
+}
+
+public struct CorpusError: Error, CustomStringConvertible {
+    public let file: String
+    public let problem: String
+    public var description: String { "\(file): \(problem)" }
+}
+
+/// A row of the score table: one scenario, or the overall summary.
+public struct ScoreRow: Sendable {
+    public var scenario: String
+    public var transitions: Int
+    public var missed: Int
+    public var latencyMedian: Double?
+    public var latencyP95: Double?
+    public var startup: Double?
+    public var falseChanges: Int
+    public var errorPercent: Double
+
+    public init(scenario: String, score: TraceScore) {
+        self.scenario = scenario
+        transitions = score.transitionCount
+        missed = score.missedCount
+        latencyMedian = Statistics.median(score.latencies)
+        latencyP95 = Statistics.percentile(score.latencies, 95)
+        startup = score.startupLatency
+        falseChanges = score.falseChanges.count
+        errorPercent = score.errorPercent
+    }
+
+    /// score.py's OVERALL row: latencies pooled, startup as the median of the traces' startups,
+    /// error time over all settled time.
+    public init(overall scores: [TraceScore]) {
+        scenario = "OVERALL"
+        transitions = scores.map(\.transitionCount).reduce(0, +)
+        missed = scores.map(\.missedCount).reduce(0, +)
+        let pooled = scores.flatMap(\.latencies)
+        latencyMedian = Statistics.median(pooled)
+        latencyP95 = Statistics.percentile(pooled, 95)
+        startup = Statistics.median(scores.compactMap(\.startupLatency))
+        falseChanges = scores.map(\.falseChanges.count).reduce(0, +)
+        let settled = scores.map(\.settledSeconds).reduce(0, +)
+        errorPercent = settled > 0 ? 100 * scores.map(\.wrongSeconds).reduce(0, +) / settled : 0
+    }
+
+    public static let header = "scenario                 trans missed  lat_med  lat_p95  startup false   err%"
+
+    /// The row in score.py's layout.
+    public var formatted: String {
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
+        return scenario.padding(toLength: 24, withPad: " ", startingAt: 0)
+            + " " + pad(String(transitions), 5) + " " + pad(String(missed), 6)
+            + " " + pad(seconds(latencyMedian), 8) + " " + pad(seconds(latencyP95), 8) + " " + pad(seconds(startup), 8)
+            + " " + pad(String(falseChanges), 5) + " " + pad(String(format: "%.2f", errorPercent), 6)
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import OrientationCore
+
+/// The version string printed by `--version` and, later, in the protocol's hello.
+let orientdVersion = "0.1.0"
+
+@main
+struct Orientd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orientd",
+        abstract: "Accelerometer → device orientation daemon for Linux tablets, convertibles, phones and kiosks.",
+        discussion: """
+            orientd reads an IIO accelerometer, filters its noisy stream into the seven device \
+            orientations (unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, \
+            faceDown) and reports every change.
+
+            Vectors are in the display frame, pointing the way gravity pulls: x towards the right edge \
+            of the screen, y towards the top edge, z out of the screen, m/s²; upright portrait reads \
+            (0, -9.81, 0).
+            """,
+        version: orientdVersion,
+        subcommands: [ReplayCommand.self]
+    )
+}

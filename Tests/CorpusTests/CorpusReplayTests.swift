@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import CorpusScoring
+@testable import OrientationCore
+
+@Suite("Public corpus through the pipeline")
+struct CorpusReplayTests {
+    @Test("every public trace is present and readable")
+    func corpusPresent() {
+        #expect(CorpusFixtures.traces.count == CorpusFixtures.expectedTraceCount)
+    }
+
+    @Test("0 missed, 0 false changes, p95 latency ≤ 0.35 s, error time ≤ 2 %")
+    func targets() throws {
+        let scores = CorpusFixtures.traces.map { ($0.name, $0.score()) }
+        for (name, score) in scores {
+            #expect(score.missedCount == 0, "\(name): missed \(score.transitions.filter(\.missed).map { "\($0.from)→\($0.to)@\($0.at)" })")
+            #expect(score.falseChanges.isEmpty, "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
+        }
+        let overall = ScoreRow(overall: scores.map(\.1))
+        let p95 = try #require(overall.latencyP95)
+        #expect(p95 <= 0.35)
+        #expect(overall.errorPercent <= 2.0)
+        #expect(overall.transitions == 45)
+    }
+
+    @Test("the same trace under all 48 signed axis permutations gives identical events")
+    func permutedCorpus() {
+        for trace in CorpusFixtures.traces {
+            let reference = trace.replay()
+            for matrix in MountMatrix.signedPermutationsForCorpus {
+                // The sensor of a board mounted with `matrix` reads Mᵀ·(display reading).
+                var pipeline = OrientationPipeline(mountMatrix: matrix)
+                var changes: [OrientationChange] = []
+                for sample in trace.samples {
+                    let display = trace.mountMatrix.apply(sample.reading)
+                    let sensor = (display.x * matrix.rows[0]) + (display.y * matrix.rows[1]) + (display.z * matrix.rows[2])
+                    if let change = pipeline.process(time: sample.time, reading: sensor) { changes.append(change) }
+                }
+                #expect(changes == reference, "\(trace.name) with \(matrix)")
+            }
+        }
+    }
+}
+
+@Suite("Scorer agrees with score.py")
+struct ScorerAgreementTests {
+    static func expectAgreement(_ events: [String: [OrientationChange]], uprightOnly: Bool = false) throws {
+        let reference = try ReferenceScorer.run(events: events, extraArguments: uprightOnly ? ["--upright-only"] : [])
+        var scores: [TraceScore] = []
+        for trace in CorpusFixtures.traces {
+            let score = CorpusScorer.score(events: (events[trace.name] ?? []).map { ($0.time, $0.to) }, labels: trace.labels, uprightOnly: uprightOnly)
+            scores.append(score)
+            try compare(ScoreRow(scenario: trace.name, score: score), reference[trace.name])
+        }
+        try compare(ScoreRow(overall: scores), reference["OVERALL"])
+    }
+
+    static func compare(_ mine: ScoreRow, _ theirs: ReferenceScorer.Row?) throws {
+        let theirs = try #require(theirs, "score.py has no row \(mine.scenario)")
+        #expect(mine.transitions == theirs.transitions, "\(mine.scenario) transitions")
+        #expect(mine.missed == theirs.missed, "\(mine.scenario) missed")
+        #expect(mine.falseChanges == theirs.false_changes, "\(mine.scenario) false changes")
+        #expect(close(mine.latencyMedian, theirs.lat_median), "\(mine.scenario) median \(String(describing: mine.latencyMedian)) vs \(String(describing: theirs.lat_median))")
+        #expect(close(mine.latencyP95, theirs.lat_p95), "\(mine.scenario) p95")
+        #expect(close(mine.startup, theirs.startup), "\(mine.scenario) startup")
+        #expect(abs(mine.errorPercent - theirs.error_pct) < 1e-6, "\(mine.scenario) error % \(mine.errorPercent) vs \(theirs.error_pct)")
+    }
+
+    static func close(_ a: Double?, _ b: Double?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case let (a?, b?): abs(a - b) < 1e-6
+        default: false
+        }
+    }
+
+    @Test("on orientd's own events")
+    func ownEvents() throws {
+        try Self.expectAgreement(Dictionary(uniqueKeysWithValues: CorpusFixtures.traces.map { ($0.name, $0.replay()) }))
+    }
+
+    @Test("on a flapping detector's events (misses, false changes, error time)")
+    func badEvents() throws {
+        // No hysteresis, no settle, a hair-trigger rest test: plenty of false changes to count.
+        var configuration = DetectorConfiguration()
+        configuration.adjacentHysteresis = 0
+        configuration.settleTime = 0
+        configuration.restSpread = 60
+        configuration.restMagnitudeTolerance = 9
+        configuration.restMinimumSamples = 2
+        configuration.restWindow = 0
+        configuration.faceEnterTilt = 40
+        configuration.faceExitTilt = 40
+        let events = Dictionary(uniqueKeysWithValues: CorpusFixtures.traces.map { ($0.name, $0.replay(configuration: configuration)) })
+        let falseTotal = CorpusFixtures.traces.map {
+            CorpusScorer.score(events: events[$0.name]!.map { ($0.time, $0.to) }, labels: $0.labels).falseChanges.count
+        }.reduce(0, +)
+        #expect(falseTotal > 0, "the flapping configuration should produce false changes")
+        try Self.expectAgreement(events)
+        try Self.expectAgreement(events, uprightOnly: true)
+    }
+
+    @Test("on missing events (everything missed)")
+    func noEvents() throws {
+        try Self.expectAgreement([:].merging(CorpusFixtures.traces.map { ($0.name, []) }) { a, _ in a })
+    }
+}
+
+extension MountMatrix {
+    /// The 48 signed axis permutations.
+    static var signedPermutationsForCorpus: [MountMatrix] {
+        let permutations = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+        return permutations.flatMap { permutation in
+            (0..<8).map { signs in
+                try! MountMatrix(rows: (0..<3).map { row in
+                    (0..<3).map { column in column == permutation[row] ? (signs >> row & 1 == 1 ? -1.0 : 1.0) : 0 }
+                })
+            }
+        }
+    }
+}
