@@ -1,0 +1,159 @@
+import CorpusScoring
+import Foundation
+import OrientationCore
+
+/// `orientd-bench`: the corpus score table and the detector's throughput (`make bench`).
+///
+/// Usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]
+///
+/// With `--markdown`, the section between `<!-- detector-benchmark:begin -->` and
+/// `<!-- detector-benchmark:end -->` in FILE is replaced by the measured results, so the document is
+/// never edited by hand.
+@main
+struct DetectorBenchmark {
+    static func main() throws {
+        var arguments = CommandLine.arguments.dropFirst()
+        var corpus = "Tests/Fixtures/corpus/public"
+        var markdown: String?
+        var targetSamples = 20_000_000
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--corpus": corpus = try value(for: argument, from: &arguments)
+            case "--markdown": markdown = try value(for: argument, from: &arguments)
+            case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
+            case "-h", "--help":
+                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]")
+                return
+            default: throw UsageError(message: "unknown argument \(argument)")
+            }
+        }
+
+        let directory = URL(fileURLWithPath: corpus)
+        let traces = try CorpusTrace.names(in: directory).map { try CorpusTrace(directory: directory, name: $0) }
+        guard !traces.isEmpty else { throw UsageError(message: "no traces (NAME.labels.json) in \(corpus)") }
+
+        // 1. Detection quality.
+        let scores = traces.map { ($0.name, $0.score()) }
+        let rows = scores.map { ScoreRow(scenario: $0.0, score: $0.1) } + [ScoreRow(overall: scores.map(\.1))]
+        print("Detection on \(corpus) (\(traces.count) traces, metrics of score.py):")
+        print(ScoreRow.header)
+        rows.forEach { print($0.formatted) }
+
+        // 2. Throughput: every corpus sample in the display frame, replayed back to back until the
+        // target count, one core.
+        let base = traces.flatMap { trace in trace.samples.map { AccelerationSample(time: $0.time, vector: trace.mountMatrix.apply($0.reading)) } }
+        let runs = (0..<5).map { _ in measureThroughput(base: base, samples: targetSamples) }
+        let rates = runs.map(\.samplesPerSecond).sorted()
+        let median = rates[rates.count / 2]
+        print("")
+        print("Detector throughput: \(targetSamples) samples per run, 5 runs, one core")
+        print(String(format: "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d changes per run",
+                     median / 1e6, 1e9 / median, rates.last! / 1e6, rates.first! / 1e6, runs[0].changes))
+
+        if let markdown {
+            try updateMarkdown(path: markdown, rows: rows, corpus: corpus, traceCount: traces.count,
+                               samples: targetSamples, rates: rates, changes: runs[0].changes)
+            print("\nwrote the detector section of \(markdown)")
+        }
+    }
+
+    struct Throughput {
+        let samplesPerSecond: Double
+        let changes: Int
+    }
+
+    /// Feeds `samples` samples (the base trace repeated, time shifted so the clock keeps running).
+    static func measureThroughput(base: [AccelerationSample], samples: Int) -> Throughput {
+        var detector = OrientationDetector()
+        let span = (base.last!.time - base.first!.time) + 0.02
+        var changes = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        var fed = 0
+        var pass = 0.0
+        while fed < samples {
+            let offset = pass * span
+            for sample in base {
+                if detector.process(AccelerationSample(time: sample.time + offset, vector: sample.vector)) != nil { changes += 1 }
+                fed += 1
+                if fed == samples { break }
+            }
+            pass += 1
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Throughput(samplesPerSecond: Double(samples) / seconds, changes: changes)
+    }
+
+    static func updateMarkdown(path: String, rows: [ScoreRow], corpus: String, traceCount: Int, samples: Int, rates: [Double], changes: Int) throws {
+        let begin = "<!-- detector-benchmark:begin -->"
+        let end = "<!-- detector-benchmark:end -->"
+        let median = rates[rates.count / 2]
+        let overall = rows.last!
+        var section = [begin, ""]
+        section.append("Measured \(timestamp()) on \(machineDescription()).")
+        section.append("")
+        section.append("### Detection quality on the public corpus")
+        section.append("")
+        section.append("\(traceCount) traces from `\(corpus)`, replayed through the daemon's pipeline (mount matrix + detector, default parameters) and scored with the metrics of `score.py` (latency in seconds from the start of each settled interval; error time as a share of settled time).")
+        section.append("")
+        section.append("| scenario | transitions | missed | latency median | latency p95 | startup | false changes | error time |")
+        section.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f s", $0) } ?? "–" }
+        for row in rows {
+            let name = row.scenario == "OVERALL" ? "**overall**" : "`\(row.scenario)`"
+            section.append("| \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \(String(format: "%.2f %%", row.errorPercent)) |")
+        }
+        section.append("")
+        let p95 = overall.latencyP95 ?? .infinity
+        section.append("Targets (issue 2): 0 missed — \(overall.missed == 0 ? "met" : "**missed**"); 0 false changes — \(overall.falseChanges == 0 ? "met" : "**missed**"); p95 latency ≤ 0.35 s — \(p95 <= 0.35 ? "met" : "**missed**") (\(seconds(overall.latencyP95))); error time ≤ 2.0 % — \(overall.errorPercent <= 2 ? "met" : "**missed**") (\(String(format: "%.2f %%", overall.errorPercent))).")
+        section.append("")
+        section.append("### Detector throughput")
+        section.append("")
+        section.append("Release build, one core: every corpus sample back to back, repeated to \(samples) samples per run, 5 runs.")
+        section.append("")
+        section.append("| median | best | worst | per sample (median) |")
+        section.append("|---:|---:|---:|---:|")
+        section.append(String(format: "| %.2f M samples/s | %.2f M samples/s | %.2f M samples/s | %.0f ns |", median / 1e6, rates.last! / 1e6, rates.first! / 1e6, 1e9 / median))
+        section.append("")
+        section.append("Target: ≥ 1,000,000 samples/s (≤ 1 µs per sample) — \(median >= 1e6 ? "met" : "**missed**").")
+        section.append("")
+        section.append(end)
+        let replacement = section.joined(separator: "\n")
+
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n\n\(begin)\n\(end)\n"
+        guard let beginRange = existing.range(of: begin), let endRange = existing.range(of: end), beginRange.upperBound <= endRange.lowerBound else {
+            throw UsageError(message: "\(path) lacks the markers \(begin) … \(end)")
+        }
+        let updated = existing.replacingCharacters(in: beginRange.lowerBound..<endRange.upperBound, with: replacement)
+        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: Date())
+    }
+
+    /// CPU model, core count and kernel, read from the machine itself.
+    static func machineDescription() -> String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, Linux \(release) \(machine)"
+    }
+
+    static func value(for option: String, from arguments: inout ArraySlice<String>) throws -> String {
+        guard let value = arguments.popFirst() else { throw UsageError(message: "\(option) needs a value") }
+        return value
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { "orientd-bench: \(message)" }
+    }
+}
