@@ -131,6 +131,8 @@ public struct OrientationDetector: Sendable {
         let interval = time - lastSampleTime
         if !primed || interval > configuration.gapReprime || interval < 0 {
             reprime(with: up, at: time)
+            // After a silence this sample only starts afresh, so the `unknown` is never displaced.
+            if silenceChange != nil { return silenceChange }
         } else if interval == 0 {
             return silenceChange  // a duplicate timestamp carries no new time
         } else {
@@ -139,7 +141,7 @@ public struct OrientationDetector: Sendable {
             filteredUp = filteredUp + alpha * (up - filteredUp)
             recordRest(up, at: time)
         }
-        return decide(at: time) ?? silenceChange
+        return decide(at: time)
     }
 
     /// Tells the detector that time has passed without samples (the caller's timer).

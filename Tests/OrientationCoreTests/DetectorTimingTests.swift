@@ -206,6 +206,15 @@ struct DetectorTimingTests {
         simulator.time += 3
         simulator.hold(.portrait, for: 1)
         #expect(simulator.reported == [.portrait, .unknown, .portrait])
+
+        // Even when a single sample could decide (no settle, no rest window), the unknown comes first.
+        var configuration = DetectorConfiguration()
+        configuration.settleTime = 0
+        var eager = PoseSimulator(configuration: configuration)
+        eager.hold(.portrait, for: 1)
+        eager.time += 3
+        eager.hold(.landscapeLeft, for: 1)
+        #expect(eager.reported == [.portrait, .unknown, .landscapeLeft])
     }
 }
 
