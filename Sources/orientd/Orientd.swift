@@ -19,6 +19,6 @@ struct Orientd: AsyncParsableCommand {
             (0, -9.81, 0).
             """,
         version: orientdVersion,
-        subcommands: [ReplayCommand.self]
+        subcommands: [ReplayCommand.self, CheckResolverCommand.self]
     )
 }
