@@ -1,0 +1,235 @@
+import OrientationCore
+import Synchronization
+
+/// A recorded trace (corpus CSV `t,x,y,z`) replayed in real time, or `speed` times faster: the mock
+/// sensor for demos and tests. It goes through the same events and pipeline as a real one.
+///
+/// Sample times are the host's monotonic clock at which each sample is due, so the spacing of the
+/// trace is kept exactly. Stopping pauses the replay; starting again resumes where it stopped.
+public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
+    public let events: AsyncStream<SensorEvent>
+    private let continuation: AsyncStream<SensorEvent>.Continuation
+    private let samples: [(time: Double, reading: Vector3)]
+    private let speed: Double
+    private let description: SensorDescription
+    private let wakeup = Wakeup()
+    private let state = Mutex(State())
+    private var thread: WorkerThread?
+
+    private struct State {
+        var sampling = false
+        var shutDown = false
+    }
+
+    /// Reads the whole trace now, so a bad file is reported before anything runs.
+    public init(path: String, speed: Double, mountMatrix: MountMatrix?) throws(TraceFileError) {
+        samples = try TraceFile.read(path: path)
+        self.speed = speed
+        description = SensorDescription(
+            identifier: "replay:\(path)", name: "trace replay", mountMatrix: mountMatrix ?? .identity,
+            mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
+            samplingFrequency: Self.rate(of: samples))
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        continuation.yield(.available(description))
+        thread = WorkerThread(name: "orientd-replay") { [unowned self] in self.run() }
+    }
+
+    deinit { shutdown() }
+
+    public func startSampling() {
+        state.withLock { $0.sampling = true }
+        wakeup.signal()
+    }
+
+    public func stopSampling() {
+        state.withLock { $0.sampling = false }
+        wakeup.signal()
+    }
+
+    public func shutdown() {
+        let first = state.withLock { state in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard first else { return }
+        wakeup.signal()
+        thread?.join()
+        thread = nil
+        continuation.finish()
+    }
+
+    private func run() {
+        var anchor: Double?  // monotonic time at which trace time `samples[0].time` is due
+        var pausedAt: Double?
+        var index = 0
+        while index < samples.count {
+            let (sampling, shutDown) = state.withLock { ($0.sampling, $0.shutDown) }
+            if shutDown { return }
+            guard sampling else {
+                if pausedAt == nil, anchor != nil { pausedAt = MonotonicClock.now() }
+                _ = wakeup.wait(timeout: nil)
+                continue
+            }
+            let now = MonotonicClock.now()
+            if let paused = pausedAt {
+                anchor? += now - paused
+                pausedAt = nil
+            }
+            if anchor == nil { anchor = now }
+            let due = anchor! + (samples[index].time - samples[0].time) / speed
+            if due > now {
+                _ = wakeup.wait(timeout: due - now)
+                continue
+            }
+            continuation.yield(.sample(SensorSample(time: due, reading: samples[index].reading)))
+            index += 1
+        }
+        continuation.yield(.ended)
+    }
+
+    static func rate(of samples: [(time: Double, reading: Vector3)]) -> Double? {
+        guard samples.count > 1, let first = samples.first, let last = samples.last, last.time > first.time else { return nil }
+        return (Double(samples.count - 1) / (last.time - first.time) * 10).rounded() / 10
+    }
+}
+
+/// CSV lines `t,x,y,z` read live from standard input (or any descriptor): for piping in data from
+/// another program. Times keep the spacing of `t`, anchored to the monotonic clock at the first line.
+/// A malformed line is reported as a fault and skipped; end of input ends the source.
+public final class StandardInputSource: AccelerometerSource, @unchecked Sendable {
+    public let events: AsyncStream<SensorEvent>
+    private let continuation: AsyncStream<SensorEvent>.Continuation
+    private let input: Int32
+    private let wakeup = Wakeup()
+    private let state = Mutex((sampling: false, shutDown: false))
+    private var thread: WorkerThread?
+
+    public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
+        input = fileDescriptor
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        continuation.yield(.available(SensorDescription(
+            identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
+            mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
+        thread = WorkerThread(name: "orientd-stdin") { [unowned self] in self.run() }
+    }
+
+    deinit { shutdown() }
+
+    public func startSampling() {
+        state.withLock { $0.sampling = true }
+        wakeup.signal()
+    }
+
+    public func stopSampling() {
+        state.withLock { $0.sampling = false }
+        wakeup.signal()
+    }
+
+    public func shutdown() {
+        let first = state.withLock { state in
+            defer { state.shutDown = true }
+            return !state.shutDown
+        }
+        guard first else { return }
+        wakeup.signal()
+        thread?.join()
+        thread = nil
+        continuation.finish()
+    }
+
+    private func run() {
+        var pending: [UInt8] = []
+        var lineNumber = 0
+        var anchor: (host: Double, trace: Double)?
+        var faults = FaultTracker()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let (sampling, shutDown) = state.withLock { ($0.sampling, $0.shutDown) }
+            if shutDown { return }
+            // While not sampling, input is left unread: the writer waits instead of samples piling up.
+            guard sampling else {
+                _ = wakeup.wait(timeout: nil)
+                continue
+            }
+            guard wakeup.wait(timeout: nil, other: input) == .readable else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                continuation.yield(.fault(SensorFault(kind: .readFailed, device: "stdin", detail: "read: \(String(cString: strerror(errno)))")))
+                break
+            }
+            if count == 0 { break }
+            pending.append(contentsOf: buffer[0..<count])
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                lineNumber += 1
+                handle(line: line, number: lineNumber, anchor: &anchor, faults: &faults)
+            }
+        }
+        if !pending.isEmpty {
+            lineNumber += 1
+            handle(line: String(decoding: pending, as: UTF8.self), number: lineNumber, anchor: &anchor, faults: &faults)
+        }
+        continuation.yield(.ended)
+    }
+
+    private func handle(line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker) {
+        do {
+            guard let (time, reading) = try TraceFormat.parse(line: line, lineNumber: number) else { return }
+            let now = MonotonicClock.now()
+            if anchor == nil { anchor = (now, time) }
+            if faults.success(.badValue) { continuation.yield(.recovered(.badValue, device: "stdin")) }
+            continuation.yield(.sample(SensorSample(time: anchor!.host + (time - anchor!.trace), reading: reading)))
+        } catch {
+            if faults.fault(.badValue, at: MonotonicClock.now()) {
+                continuation.yield(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
+            }
+        }
+    }
+}
+
+/// Reading a whole trace file.
+public enum TraceFile {
+    /// The samples of a corpus CSV file; errors name the file and line.
+    public static func read(path: String) throws(TraceFileError) -> [(time: Double, reading: Vector3)] {
+        guard let file = fopen(path, "r") else {
+            throw TraceFileError(path: path, line: nil, problem: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var samples: [(time: Double, reading: Vector3)] = []
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var number = 0
+        while true {
+            let length = getline(&line, &capacity, file)
+            guard length >= 0, let line else { break }
+            number += 1
+            let text = String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self)
+            do {
+                if let sample = try TraceFormat.parse(line: text, lineNumber: number) { samples.append(sample) }
+            } catch {
+                throw TraceFileError(path: path, line: number, problem: "\(error.problem): \"\(error.text.prefix(120))\"")
+            }
+        }
+        if ferror(file) != 0 { throw TraceFileError(path: path, line: nil, problem: "read failed: \(String(cString: strerror(errno)))") }
+        guard !samples.isEmpty else { throw TraceFileError(path: path, line: nil, problem: "no samples") }
+        return samples
+    }
+}
+
+/// A trace file that cannot be used: `FILE:LINE: problem`.
+public struct TraceFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let line: Int?
+    public let problem: String
+
+    public var description: String { line.map { "\(path):\($0): \(problem)" } ?? "\(path): \(problem)" }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif

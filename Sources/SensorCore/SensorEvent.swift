@@ -1,0 +1,173 @@
+import OrientationCore
+
+/// Where a sensor's mount matrix came from, in order of precedence.
+public enum MountMatrixOrigin: String, Sendable, Hashable, Codable {
+    /// `--mount-matrix` or the configuration file.
+    case configured
+    /// udev property `ACCEL_MOUNT_MATRIX` (systemd's hwdb).
+    case udev = "udev ACCEL_MOUNT_MATRIX"
+    case sysfsMountMatrix = "sysfs mount_matrix"
+    case sysfsAccelMountMatrix = "sysfs in_accel_mount_matrix"
+    case sysfsInMountMatrix = "sysfs in_mount_matrix"
+    /// Nothing given: the sensor's axes are the display's.
+    case identity
+}
+
+/// Where the accelerometer sits, as udev or the driver says.
+public enum SensorLocation: String, Sendable, Hashable, Codable {
+    /// In the display (tablets, the lid of a convertible): what orientation means.
+    case display
+    /// In the lid, which on convertibles carries the display.
+    case lid
+    /// In the keyboard half of a laptop: never used.
+    case base
+    case unknown
+}
+
+/// Everything known about the sensor a source reads; reported with ``SensorEvent/available(_:)``.
+public struct SensorDescription: Sendable, Hashable, Codable {
+    /// A stable name: `iio:device0`, `ip:HOST/iio:device0`, `replay:FILE`, `stdin`.
+    public var identifier: String
+    /// The driver's name (`name` attribute), e.g. `bmi160`.
+    public var name: String
+    public var label: String?
+    public var location: SensorLocation
+    /// Where `location` came from (`udev ACCEL_LOCATION`, `sysfs label`, `sysfs location`, `default`).
+    public var locationOrigin: String
+    public var sysfsPath: String?
+    public var deviceNode: String?
+    public var mountMatrix: MountMatrix
+    public var mountMatrixOrigin: MountMatrixOrigin
+    /// Matrices that were found but rejected (device, source and text), for the log.
+    public var mountMatrixProblems: [String]
+    /// How samples are taken; nil for the mock sources.
+    public var acquisition: AcquisitionMode?
+    /// The device's sampling frequency in Hz, if it reports one.
+    public var samplingFrequency: Double?
+    /// The rates the device offers, as it lists them (`sampling_frequency_available`).
+    public var availableFrequencies: String?
+    /// m/s² per raw unit, per axis (x, y, z).
+    public var scale: [Double?]?
+    /// Raw units added before scaling, per axis.
+    public var offset: [Double?]?
+    /// True when the device has scan elements for x, y and z (buffered capture possible).
+    public var hasBuffer: Bool
+    /// The trigger buffered capture uses, if any.
+    public var trigger: String?
+    /// Why this sensor was chosen (and which were passed over), for the log.
+    public var selection: String?
+
+    public init(identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown, locationOrigin: String = "default",
+                sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity, mountMatrixOrigin: MountMatrixOrigin = .identity,
+                mountMatrixProblems: [String] = [], acquisition: AcquisitionMode? = nil, samplingFrequency: Double? = nil, availableFrequencies: String? = nil,
+                scale: [Double?]? = nil, offset: [Double?]? = nil, hasBuffer: Bool = false, trigger: String? = nil) {
+        self.identifier = identifier
+        self.name = name
+        self.label = label
+        self.location = location
+        self.locationOrigin = locationOrigin
+        self.sysfsPath = sysfsPath
+        self.deviceNode = deviceNode
+        self.mountMatrix = mountMatrix
+        self.mountMatrixOrigin = mountMatrixOrigin
+        self.mountMatrixProblems = mountMatrixProblems
+        self.acquisition = acquisition
+        self.samplingFrequency = samplingFrequency
+        self.availableFrequencies = availableFrequencies
+        self.scale = scale
+        self.offset = offset
+        self.hasBuffer = hasBuffer
+        self.trigger = trigger
+    }
+}
+
+extension MountMatrix: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
+/// A problem reading the sensor. Sources report each kind once per episode (and not more often than
+/// every ``FaultTracker/minimumInterval``), then ``SensorEvent/recovered(_:)`` when it ends.
+public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An attribute or the buffer could not be read (EIO, EAGAIN, ENOENT, …).
+        case readFailed = "read-failed"
+        /// An attribute held text that is not a number.
+        case badValue = "bad-value"
+        /// The scale is zero, negative, NaN or not a number: samples cannot be converted.
+        case badScale = "bad-scale"
+        /// Bit-identical readings for a long time: the sensor may be stuck (samples still flow).
+        case stuck
+        /// The device could not be opened or configured.
+        case openFailed = "open-failed"
+    }
+
+    public var kind: Kind
+    /// The device, e.g. `iio:device0`.
+    public var device: String
+    /// What failed, with the errno name or the value: `in_accel_x_raw: EIO (Input/output error)`.
+    public var detail: String
+
+    public init(kind: Kind, device: String, detail: String) {
+        self.kind = kind
+        self.device = device
+        self.detail = detail
+    }
+
+    public var description: String { "\(device): \(kind.rawValue): \(detail)" }
+}
+
+/// One reading: monotonic seconds (the host's CLOCK_MONOTONIC, or the device's timestamps mapped
+/// onto it) and m/s² in the *sensor's* frame, pointing the way gravity pulls; the consumer applies
+/// the mount matrix of the last ``SensorEvent/available(_:)``.
+public struct SensorSample: Sendable, Hashable {
+    public var time: Double
+    public var reading: Vector3
+
+    public init(time: Double, reading: Vector3) {
+        self.time = time
+        self.reading = reading
+    }
+}
+
+/// What a source reports.
+public enum SensorEvent: Sendable, Hashable {
+    /// A sensor is there (found at start, added, or back); samples that follow use its matrix.
+    case available(SensorDescription)
+    /// No sensor: none found, removed, or lost; the orientation is unknown until one is available.
+    case unavailable(reason: String)
+    case sample(SensorSample)
+    /// The first report of a fault episode; affected samples are dropped.
+    case fault(SensorFault)
+    /// A reported fault episode ended.
+    case recovered(SensorFault.Kind, device: String)
+    /// A finite source (a replay or standard input) has no more samples.
+    case ended
+}
+
+/// A source of accelerometer events: a real IIO sensor, a replay, or standard input.
+///
+/// The daemon and the commands see sensors only through this protocol. A source watches for its
+/// sensor from creation until ``shutdown()``, but samples only between ``startSampling()`` and
+/// ``stopSampling()``, so a sensor nobody needs costs nothing.
+public protocol AccelerometerSource: AnyObject, Sendable {
+    /// Every event of the source's life, for one consumer; finishes after ``shutdown()``.
+    var events: AsyncStream<SensorEvent> { get }
+    /// Starts sampling (idempotent).
+    func startSampling()
+    /// Stops sampling (idempotent); the sensor stays known.
+    func stopSampling()
+    /// Stops everything, releases the device and finishes ``events``.
+    func shutdown()
+}

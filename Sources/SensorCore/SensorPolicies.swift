@@ -1,0 +1,255 @@
+import OrientationCore
+
+/// An IIO device that has x, y and z acceleration channels, as discovery found it; the input of
+/// ``AccelerometerSelection``.
+public struct AccelerometerCandidate: Sendable, Hashable {
+    /// `iio:deviceN`.
+    public var deviceID: String
+    public var name: String
+    public var label: String?
+    /// udev `ACCEL_LOCATION`.
+    public var udevLocation: String?
+    /// sysfs `location`.
+    public var sysfsLocation: String?
+    /// udev `ACCEL_MOUNT_MATRIX`.
+    public var udevMountMatrix: String?
+    /// sysfs `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix`, in that order, where present.
+    public var sysfsMountMatrices: [SysfsMountMatrix]
+    public var sysfsPath: String?
+    public var deviceNode: String?
+    /// The device has `in_accel_{x,y,z}_raw`.
+    public var hasRawChannels: Bool
+    /// The device has scan elements for x, y and z.
+    public var hasBufferChannels: Bool
+
+    public struct SysfsMountMatrix: Sendable, Hashable {
+        public var origin: MountMatrixOrigin
+        public var text: String
+        public init(origin: MountMatrixOrigin, text: String) {
+            self.origin = origin
+            self.text = text
+        }
+    }
+
+    public init(deviceID: String, name: String, label: String? = nil, udevLocation: String? = nil, sysfsLocation: String? = nil,
+                udevMountMatrix: String? = nil, sysfsMountMatrices: [SysfsMountMatrix] = [], sysfsPath: String? = nil,
+                deviceNode: String? = nil, hasRawChannels: Bool = true, hasBufferChannels: Bool = false) {
+        self.deviceID = deviceID
+        self.name = name
+        self.label = label
+        self.udevLocation = udevLocation
+        self.sysfsLocation = sysfsLocation
+        self.udevMountMatrix = udevMountMatrix
+        self.sysfsMountMatrices = sysfsMountMatrices
+        self.sysfsPath = sysfsPath
+        self.deviceNode = deviceNode
+        self.hasRawChannels = hasRawChannels
+        self.hasBufferChannels = hasBufferChannels
+    }
+
+    /// N of `iio:deviceN`, for ordering.
+    public var number: Int? {
+        deviceID.hasPrefix("iio:device") ? Int(deviceID.dropFirst("iio:device".count)) : nil
+    }
+
+    /// Where the sensor sits and who said so: udev `ACCEL_LOCATION`, then the `label` attribute
+    /// (`accel-display`, `accel-base`), then the `location` attribute, else display (as
+    /// iio-sensor-proxy assumes).
+    public var location: (SensorLocation, origin: String) {
+        func parse(_ text: String) -> SensorLocation {
+            switch text.lowercased() {
+            case "display": .display
+            case "lid": .lid
+            case "base": .base
+            default: .unknown
+            }
+        }
+        if let udevLocation { return (parse(udevLocation), "udev ACCEL_LOCATION") }
+        if let label, label.hasPrefix("accel-") {
+            let place = String(label.dropFirst(6))
+            if place == "display" || place == "base" || place == "lid" { return (parse(place), "sysfs label") }
+        }
+        if let sysfsLocation { return (parse(sysfsLocation), "sysfs location") }
+        return (.display, "default")
+    }
+
+    /// The mount matrix by the precedence of detection.md §4: configured, udev, the sysfs
+    /// attributes, identity. A malformed one is reported (device and text) and skipped.
+    public func mountMatrix(configured: MountMatrix?) -> (matrix: MountMatrix, origin: MountMatrixOrigin, problems: [String]) {
+        if let configured { return (configured, .configured, []) }
+        var problems: [String] = []
+        let sources = (udevMountMatrix.map { [SysfsMountMatrix(origin: .udev, text: $0)] } ?? []) + sysfsMountMatrices
+        for source in sources {
+            do {
+                return (try MountMatrix(parsing: source.text), source.origin, problems)
+            } catch {
+                problems.append("\(deviceID): \(source.origin.rawValue) ignored: \(error.description)")
+            }
+        }
+        return (.identity, .identity, problems)
+    }
+}
+
+/// Which accelerometer a specification picks, and why.
+public enum AccelerometerSelection {
+    public struct Result: Sendable, Hashable {
+        public var chosen: AccelerometerCandidate?
+        /// One line a person can read: what was chosen and on what grounds, or why nothing was.
+        public var reason: String
+        /// Candidates passed over, with the reason for each.
+        public var skipped: [String]
+
+        public init(chosen: AccelerometerCandidate?, reason: String, skipped: [String]) {
+            self.chosen = chosen
+            self.reason = reason
+            self.skipped = skipped
+        }
+    }
+
+    /// Chooses deterministically: matching the specification; for `auto`, never a sensor in the
+    /// base; display before lid before unknown; then the lowest device number.
+    public static func choose(from candidates: [AccelerometerCandidate], for specification: SensorSpecification) -> Result {
+        var skipped: [String] = []
+        func describe(_ candidate: AccelerometerCandidate) -> String {
+            let (place, origin) = candidate.location
+            return "\(candidate.deviceID) (\(candidate.name)), location \(place.rawValue) from \(origin)"
+        }
+        var eligible: [AccelerometerCandidate] = []
+        for candidate in candidates {
+            let matches = switch specification {
+            case .iioDevice(let number): candidate.number == number
+            case .iioName(let name): candidate.name == name || candidate.label == name
+            default: true
+            }
+            guard matches else {
+                skipped.append("\(describe(candidate)): does not match \(specification)")
+                continue
+            }
+            if specification == .auto, candidate.location.0 == .base {
+                skipped.append("\(describe(candidate)): sits in the keyboard base")
+                continue
+            }
+            eligible.append(candidate)
+        }
+        func rank(_ candidate: AccelerometerCandidate) -> (Int, Int, String) {
+            let (place, origin) = candidate.location
+            let placeRank = switch place {
+            case .display: origin == "default" ? 1 : 0
+            case .lid: 2
+            case .unknown: 3
+            case .base: 4
+            }
+            return (placeRank, candidate.number ?? Int.max, candidate.deviceID)
+        }
+        let ordered = eligible.sorted { rank($0) < rank($1) }
+        guard let chosen = ordered.first else {
+            let reason = candidates.isEmpty ? "no IIO accelerometer found" : "no accelerometer matches \(specification)"
+            return Result(chosen: nil, reason: reason, skipped: skipped)
+        }
+        for other in ordered.dropFirst() {
+            skipped.append("\(describe(other)): \(describe(chosen)) ranks first")
+        }
+        var reason = "chose \(describe(chosen))"
+        if ordered.count > 1 { reason += " among \(ordered.count) (display before lid, then the lowest number)" }
+        if chosen.location.0 == .base { reason += "; it sits in the keyboard base, used because it was asked for" }
+        return Result(chosen: chosen, reason: reason, skipped: skipped)
+    }
+}
+
+/// The sampling rate to ask a device for.
+public enum SamplingFrequencyChoice {
+    /// The rate nearest `target` that `available` offers. `available` is the text of
+    /// `sampling_frequency_available`: a list ("12.5 25 50 100") or a range ("[min step max]");
+    /// 0 (off) is never chosen. nil when the text offers nothing usable.
+    public static func nearest(to target: Double, available: String) -> Double? {
+        let trimmed = available.trimmingWhitespaceCharacters()
+        if trimmed.hasPrefix("[") && trimmed.hasSuffix("]") {
+            let numbers = trimmed.dropFirst().dropLast().split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+            guard numbers.count == 3 else { return nil }
+            let (minimum, step, maximum) = (numbers[0], numbers[1], numbers[2])
+            guard minimum.isFinite, step.isFinite, maximum.isFinite, step > 0, maximum >= minimum else { return nil }
+            let steps = ((min(max(target, minimum), maximum) - minimum) / step).rounded()
+            let value = minimum + steps * step
+            if value > 0 { return min(value, maximum) }
+            return minimum + step <= maximum ? minimum + step : nil
+        }
+        let values = trimmed.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }.filter { $0.isFinite && $0 > 0 }
+        return values.min { abs($0 - target) < abs($1 - target) }
+    }
+
+    /// The shortest decimal text for a rate: "25", "12.5" (some drivers take integers only).
+    public static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : "\(value)"
+    }
+}
+
+/// Reports each fault kind once per episode, and not more often than every `minimumInterval`
+/// seconds, so a flapping device cannot flood the log. Pure: time is an input.
+public struct FaultTracker: Sendable {
+    public static let minimumInterval = 10.0
+
+    private var episodes: [SensorFault.Kind: Bool] = [:]  // kind → was this episode reported?
+    private var lastReport: [SensorFault.Kind: Double] = [:]
+
+    public init() {}
+
+    /// A fault happened; true when it should be reported now.
+    public mutating func fault(_ kind: SensorFault.Kind, at time: Double) -> Bool {
+        guard episodes[kind] == nil else { return false }
+        let report = lastReport[kind].map { time - $0 >= Self.minimumInterval } ?? true
+        episodes[kind] = report
+        if report { lastReport[kind] = time }
+        return report
+    }
+
+    /// The operation that can fail this way succeeded; true when a reported episode just ended.
+    public mutating func success(_ kind: SensorFault.Kind) -> Bool {
+        guard let reported = episodes.removeValue(forKey: kind) else { return false }
+        return reported
+    }
+
+    /// True while an episode of `kind` is open.
+    public func isFaulty(_ kind: SensorFault.Kind) -> Bool { episodes[kind] != nil }
+}
+
+/// Notices bit-identical readings that go on for `threshold` seconds. Some sensors (HID sensor
+/// hubs) only update on change, so a stuck report is a warning and samples keep flowing.
+public struct StuckDetector: Sendable {
+    public var threshold: Double
+    private var last: Vector3?
+    private var since = 0.0
+    private var stuck = false
+
+    public init(threshold: Double = 10) {
+        self.threshold = threshold
+    }
+
+    public enum Change: Sendable, Equatable { case becameStuck, recovered }
+
+    /// Feeds one raw reading; returns a change of the stuck state.
+    public mutating func observe(_ raw: Vector3, at time: Double) -> Change? {
+        guard let last, last == raw else {
+            self.last = raw
+            since = time
+            if stuck {
+                stuck = false
+                return .recovered
+            }
+            return nil
+        }
+        if !stuck, time - since >= threshold {
+            stuck = true
+            return .becameStuck
+        }
+        return nil
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespaceCharacters() -> String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

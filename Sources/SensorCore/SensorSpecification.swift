@@ -1,0 +1,118 @@
+import OrientationCore
+
+/// Which accelerometer a command reads: the `--sensor` grammar shared by every command.
+///
+/// ```
+/// auto                         the best local accelerometer (display before lid, never base)
+/// iio:NAME                     a local device by driver name or label (e.g. iio:bmi160)
+/// iio:deviceN | /dev/iio:deviceN   a local device by number
+/// ip:HOST                      an accelerometer served by iiod on HOST
+/// replay:FILE[?speed=N]        a trace (corpus CSV) replayed in real time (N times faster)
+/// stdin                        CSV lines t,x,y,z read live from standard input
+/// ```
+public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
+    case auto
+    case iioName(String)
+    case iioDevice(Int)
+    case network(host: String)
+    case replay(path: String, speed: Double)
+    case standardInput
+
+    /// The grammar, for help texts.
+    public static let grammar = "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | ip:HOST | replay:FILE[?speed=N] | stdin"
+
+    public init(parsing text: String) throws(SensorSpecificationError) {
+        func fail(_ problem: String) -> SensorSpecificationError { SensorSpecificationError(text: text, problem: problem) }
+        if text == "auto" {
+            self = .auto
+        } else if text == "stdin" {
+            self = .standardInput
+        } else if text.hasPrefix("/dev/iio:device") {
+            guard let number = Int(text.dropFirst("/dev/iio:device".count)), number >= 0 else { throw fail("expected /dev/iio:deviceN with N a number") }
+            self = .iioDevice(number)
+        } else if text.hasPrefix("iio:") {
+            let rest = String(text.dropFirst(4))
+            guard !rest.isEmpty else { throw fail("iio: needs a device name, or deviceN") }
+            if rest.hasPrefix("device"), let number = Int(rest.dropFirst(6)), number >= 0 {
+                self = .iioDevice(number)
+            } else {
+                self = .iioName(rest)
+            }
+        } else if text.hasPrefix("ip:") {
+            let host = String(text.dropFirst(3))
+            guard !host.isEmpty, !host.contains(where: \.isWhitespace) else { throw fail("ip: needs a host name or address") }
+            self = .network(host: host)
+        } else if text.hasPrefix("replay:") {
+            var path = Substring(text.dropFirst(7))
+            var speed = 1.0
+            if let question = path.lastIndex(of: "?") {
+                let query = path[path.index(after: question)...]
+                guard query.hasPrefix("speed=") else { throw fail("the only replay option is ?speed=N") }
+                guard let value = Double(query.dropFirst(6)), value.isFinite, value > 0 else { throw fail("speed must be a number > 0") }
+                speed = value
+                path = path[..<question]
+            }
+            guard !path.isEmpty else { throw fail("replay: needs a file") }
+            self = .replay(path: String(path), speed: speed)
+        } else {
+            throw fail("unknown sensor")
+        }
+    }
+
+    /// True for the specifications that read a local IIO device through udev and sysfs.
+    public var isLocalIIO: Bool {
+        switch self {
+        case .auto, .iioName, .iioDevice: true
+        case .network, .replay, .standardInput: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .iioName(let name): "iio:\(name)"
+        case .iioDevice(let number): "iio:device\(number)"
+        case .network(let host): "ip:\(host)"
+        case .replay(let path, let speed): speed == 1 ? "replay:\(path)" : "replay:\(path)?speed=\(speed)"
+        case .standardInput: "stdin"
+        }
+    }
+}
+
+/// A `--sensor` value that does not follow the grammar.
+public struct SensorSpecificationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let text: String
+    public let problem: String
+
+    public var description: String { "invalid sensor \"\(text)\": \(problem) (expected \(SensorSpecification.grammar))" }
+}
+
+/// How samples are acquired from an IIO device.
+public enum AcquisitionMode: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Buffered capture when the device can (scan elements and a trigger), polling otherwise.
+    case auto
+    /// Read the channels' `raw` attributes at the sampling rate, on a dedicated thread.
+    case poll
+    /// Capture through the device's buffer (`/dev/iio:deviceN`), with its trigger and timestamps.
+    case buffer
+}
+
+/// What the user configured for the sensor; every command builds one from its options.
+public struct SensorConfiguration: Sendable, Hashable {
+    public var specification: SensorSpecification
+    /// Overrides every discovered matrix (`--mount-matrix`).
+    public var mountMatrix: MountMatrix?
+    /// Requested sampling rate in Hz; the nearest rate the device offers is used.
+    public var rate: Double
+    public var acquisition: AcquisitionMode
+
+    public static let defaultRate = 25.0
+
+    public init(specification: SensorSpecification = .auto, mountMatrix: MountMatrix? = nil, rate: Double = defaultRate, acquisition: AcquisitionMode = .auto) {
+        self.specification = specification
+        self.mountMatrix = mountMatrix
+        self.rate = rate
+        self.acquisition = acquisition
+    }
+}
+

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CLinux
+
+/// Seconds on CLOCK_MONOTONIC: the one clock every sample time and deadline in orientd uses.
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+/// A joinable OS thread for work that blocks (sysfs reads that take seconds, buffer refills, reading
+/// standard input), so that it never holds up an event loop or Swift's cooperative pool.
+public final class WorkerThread: @unchecked Sendable {
+    private var thread: pthread_t?
+    private let body: @Sendable () -> Void
+    public let name: String
+
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Starts `body` on a new thread named `name` (shown in `top -H`, truncated to 15 bytes).
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var handle = pthread_t()
+        let result = pthread_create(&handle, nil, { argument in
+            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        thread = handle
+        _ = String(name.utf8.prefix(15))!.withCString { pthread_setname_np(handle, $0) }
+    }
+
+    /// Waits for the body to return. Call once.
+    public func join() {
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+}
+
+/// An eventfd that lets one thread interrupt another's wait: the waiter sleeps in `poll()` on the
+/// eventfd (and optionally one more descriptor) instead of sleeping blindly.
+public final class Wakeup: @unchecked Sendable {
+    public let fileDescriptor: Int32
+
+    public init() {
+        fileDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        precondition(fileDescriptor >= 0, "eventfd failed: \(errno)")
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Wakes the waiter (now or at its next wait).
+    public func signal() {
+        var one: UInt64 = 1
+        _ = write(fileDescriptor, &one, 8)
+    }
+
+    public enum Outcome: Sendable, Equatable { case woken, timedOut, readable }
+
+    /// Sleeps until signalled, `timeout` seconds pass (nil: forever), or `other` becomes readable.
+    /// A signal is consumed.
+    public func wait(timeout: Double?, other: Int32? = nil) -> Outcome {
+        var descriptors = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let other { descriptors.append(pollfd(fd: other, events: Int16(POLLIN), revents: 0)) }
+        let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, 3_600_000)).rounded(.up)) } ?? -1
+        var result: Int32
+        repeat {
+            result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        } while result < 0 && errno == EINTR
+        if descriptors[0].revents & Int16(POLLIN) != 0 {
+            var value: UInt64 = 0
+            _ = read(fileDescriptor, &value, 8)
+            return .woken
+        }
+        if descriptors.count > 1, descriptors[1].revents != 0 { return .readable }
+        return .timedOut
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+import OrientationCore
+@testable import SensorCore
+
+private func candidate(_ number: Int, _ name: String = "bmi160", label: String? = nil, udevLocation: String? = nil,
+                       sysfsLocation: String? = nil) -> AccelerometerCandidate {
+    AccelerometerCandidate(deviceID: "iio:device\(number)", name: name, label: label, udevLocation: udevLocation, sysfsLocation: sysfsLocation)
+}
+
+@Suite("Sensor selection")
+struct AccelerometerSelectionTests {
+    @Test("auto skips a base sensor and takes the display one")
+    func displayOverBase() {
+        let base = candidate(0, "lis3lv02d", udevLocation: "base")
+        let display = candidate(1, "bmi160", udevLocation: "display")
+        let result = AccelerometerSelection.choose(from: [base, display], for: .auto)
+        #expect(result.chosen == display)
+        #expect(result.skipped.count == 1)
+        #expect(result.skipped[0].contains("iio:device0"))
+        #expect(result.skipped[0].contains("keyboard base"))
+        #expect(result.reason.contains("iio:device1"))
+    }
+
+    @Test("a label of accel-base is skipped like ACCEL_LOCATION=base")
+    func baseLabel() {
+        let result = AccelerometerSelection.choose(from: [candidate(0, label: "accel-base"), candidate(4, label: "accel-display")], for: .auto)
+        #expect(result.chosen?.deviceID == "iio:device4")
+    }
+
+    @Test("only base sensors: auto chooses none, and says why")
+    func onlyBase() {
+        let result = AccelerometerSelection.choose(from: [candidate(0, udevLocation: "base")], for: .auto)
+        #expect(result.chosen == nil)
+        #expect(result.reason == "no accelerometer matches auto")
+        #expect(AccelerometerSelection.choose(from: [], for: .auto).reason == "no IIO accelerometer found")
+    }
+
+    @Test("display (stated) before display (assumed) before lid before unknown, then the lowest number")
+    func ranking() {
+        let stated = candidate(7, udevLocation: "display")
+        let assumed = candidate(1)
+        let lid = candidate(0, udevLocation: "lid")
+        let odd = candidate(2, udevLocation: "elsewhere")
+        #expect(AccelerometerSelection.choose(from: [odd, lid, assumed, stated], for: .auto).chosen == stated)
+        #expect(AccelerometerSelection.choose(from: [odd, lid, assumed], for: .auto).chosen == assumed)
+        #expect(AccelerometerSelection.choose(from: [odd, lid], for: .auto).chosen == lid)
+        // Equal rank: deterministic by number, whatever the input order.
+        let twins = [candidate(9), candidate(3), candidate(5)]
+        #expect(AccelerometerSelection.choose(from: twins, for: .auto).chosen?.deviceID == "iio:device3")
+        #expect(AccelerometerSelection.choose(from: twins.reversed(), for: .auto).chosen?.deviceID == "iio:device3")
+    }
+
+    @Test("iio:NAME matches the driver name or the label; iio:deviceN the number; an explicit base is allowed")
+    func explicit() {
+        let sensors = [candidate(0, "lis3lv02d", udevLocation: "base"), candidate(1, "bmi160", label: "accel-display")]
+        #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("bmi160")).chosen?.deviceID == "iio:device1")
+        #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("accel-display")).chosen?.deviceID == "iio:device1")
+        let base = AccelerometerSelection.choose(from: sensors, for: .iioDevice(0))
+        #expect(base.chosen?.deviceID == "iio:device0")
+        #expect(base.reason.contains("keyboard base"))
+        #expect(AccelerometerSelection.choose(from: sensors, for: .iioDevice(5)).chosen == nil)
+        #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("mma8452")).reason == "no accelerometer matches iio:mma8452")
+    }
+
+    @Test("location precedence: udev ACCEL_LOCATION, label, location attribute, default display")
+    func location() {
+        #expect(candidate(0, label: "accel-base", udevLocation: "display").location == (.display, "udev ACCEL_LOCATION"))
+        #expect(candidate(0, label: "accel-base", sysfsLocation: "lid").location == (.base, "sysfs label"))
+        #expect(candidate(0, label: "accel-camera", sysfsLocation: "lid").location == (.lid, "sysfs location"))
+        #expect(candidate(0).location == (.display, "default"))
+    }
+}
+
+@Suite("Mount matrix precedence")
+struct MountMatrixPrecedenceTests {
+    let rotated = "0, 1, 0; -1, 0, 0; 0, 0, 1"
+    let flipped = "-1, 0, 0; 0, -1, 0; 0, 0, 1"
+    let mirrored = "1, 0, 0; 0, -1, 0; 0, 0, -1"
+
+    func sensor(udev: String? = nil, sysfs: [(MountMatrixOrigin, String)] = []) -> AccelerometerCandidate {
+        AccelerometerCandidate(deviceID: "iio:device0", name: "bmi160", udevMountMatrix: udev,
+                               sysfsMountMatrices: sysfs.map { .init(origin: $0.0, text: $0.1) })
+    }
+
+    @Test("configured, then udev, then mount_matrix, in_accel_mount_matrix, in_mount_matrix, then identity")
+    func order() throws {
+        let all = sensor(udev: rotated, sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)])
+        let configured = try MountMatrix(parsing: mirrored)
+        #expect(all.mountMatrix(configured: configured).origin == .configured)
+        #expect(all.mountMatrix(configured: nil) == (try MountMatrix(parsing: rotated), .udev, []))
+        #expect(sensor(sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored)]).mountMatrix(configured: nil).origin == .sysfsMountMatrix)
+        #expect(sensor(sysfs: [(.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)]).mountMatrix(configured: nil).origin == .sysfsAccelMountMatrix)
+        #expect(sensor(sysfs: [(.sysfsInMountMatrix, rotated)]).mountMatrix(configured: nil).origin == .sysfsInMountMatrix)
+        #expect(sensor().mountMatrix(configured: nil) == (.identity, .identity, []))
+    }
+
+    @Test("a malformed matrix is reported with device and text, and the next source is used")
+    func malformed() throws {
+        let result = sensor(udev: "1, 0; 0, 1", sysfs: [(.sysfsMountMatrix, "0, 0, 0; 0, 1, 0; 0, 0, 1"), (.sysfsAccelMountMatrix, flipped)])
+            .mountMatrix(configured: nil)
+        #expect(result.origin == .sysfsAccelMountMatrix)
+        #expect(result.matrix == (try MountMatrix(parsing: flipped)))
+        #expect(result.problems.count == 2)
+        #expect(result.problems[0].hasPrefix("iio:device0: udev ACCEL_MOUNT_MATRIX ignored"))
+        #expect(result.problems[0].contains("\"1, 0; 0, 1\""))
+        #expect(result.problems[1].contains("all zeros"))
+    }
+}
+
+@Suite("Sampling frequency, faults, stuck sensors")
+struct SamplingAndFaultTests {
+    @Test("the nearest offered rate", arguments: [
+        ("12.5 25 50 100", 25.0, 25.0 as Double?), ("12.5 25 50 100", 30, 25), ("12.5 25 50 100", 40, 50),
+        ("0 1.5625 3.125 6.25 12.5 25 50", 0.1, 1.5625), ("1 10 100", 1000, 100),
+        ("[1 1 200]", 25, 25), ("[0 5 200]", 1, 5), ("[0.5 0.5 2]", 25, 2), ("[10 10 5]", 25, nil), ("", 25, nil), ("fast", 25, nil),
+    ])
+    func nearest(available: String, target: Double, expected: Double?) {
+        #expect(SamplingFrequencyChoice.nearest(to: target, available: available) == expected)
+    }
+
+    @Test("rates are written in their shortest form")
+    func text() {
+        #expect(SamplingFrequencyChoice.text(25) == "25")
+        #expect(SamplingFrequencyChoice.text(12.5) == "12.5")
+    }
+
+    @Test("a fault is reported once per episode, recovery only after a report")
+    func episodes() {
+        var tracker = FaultTracker()
+        var answers: [Bool] = []
+        answers.append(tracker.fault(.readFailed, at: 0))
+        answers.append(tracker.fault(.readFailed, at: 1))
+        answers.append(tracker.fault(.badValue, at: 1))  // kinds are independent
+        answers.append(tracker.isFaulty(.readFailed))
+        answers.append(tracker.success(.readFailed))
+        answers.append(tracker.success(.readFailed))
+        answers.append(tracker.isFaulty(.readFailed))
+        #expect(answers == [true, false, true, true, true, false, false])
+    }
+
+    @Test("a flapping fault is reported at most every minimum interval")
+    func rateLimit() {
+        var tracker = FaultTracker()
+        var answers: [Bool] = []
+        answers.append(tracker.fault(.readFailed, at: 0))
+        answers.append(tracker.success(.readFailed))
+        answers.append(tracker.fault(.readFailed, at: 1))  // new episode, too soon: silent
+        answers.append(tracker.success(.readFailed))  // and so is its end
+        answers.append(tracker.fault(.readFailed, at: FaultTracker.minimumInterval + 0.1))
+        #expect(answers == [true, true, false, false, true])
+    }
+
+    @Test("identical readings for the threshold mean stuck; any change recovers")
+    func stuck() {
+        var detector = StuckDetector(threshold: 2)
+        let still = Vector3(1, 2, 3)
+        let changes = [
+            detector.observe(still, at: 0), detector.observe(still, at: 1.9), detector.observe(still, at: 2.0),
+            detector.observe(still, at: 3),  // reported once
+            detector.observe(Vector3(1, 2, 4), at: 4), detector.observe(Vector3(1, 2, 5), at: 5),
+            detector.observe(Vector3(1, 2, 5), at: 6.9),  // the clock restarted at the change
+        ]
+        #expect(changes == [nil, nil, .becameStuck, nil, .recovered, nil, nil])
+    }
+}
