@@ -1,0 +1,247 @@
+import CLibIIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed libiio call: which call (and attribute), and the errno it returned.
+public struct IIOError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The C function and its subject, e.g. `iio_channel_attr_read(iio:device0 accel_x raw)`.
+    public let operation: String
+    /// A positive errno value.
+    public let code: Int32
+
+    public init(_ operation: String, code: Int32) {
+        self.operation = operation
+        self.code = abs(code)
+    }
+
+    /// `EIO (Input/output error)`.
+    public var errnoDescription: String { "\(Errno.name(code)) (\(String(cString: strerror(code))))" }
+    public var description: String { "\(operation): \(errnoDescription)" }
+
+    /// The device is gone (unplugged, driver unbound, remote host lost).
+    public var meansDeviceGone: Bool { code == ENODEV }
+}
+
+/// Names for the errno values a sensor produces.
+public enum Errno {
+    public static func name(_ code: Int32) -> String {
+        switch code {
+        case EPERM: "EPERM"
+        case ENOENT: "ENOENT"
+        case EINTR: "EINTR"
+        case EIO: "EIO"
+        case ENXIO: "ENXIO"
+        case EBADF: "EBADF"
+        case EAGAIN: "EAGAIN"
+        case ENOMEM: "ENOMEM"
+        case EACCES: "EACCES"
+        case EBUSY: "EBUSY"
+        case ENODEV: "ENODEV"
+        case EISDIR: "EISDIR"
+        case EINVAL: "EINVAL"
+        case EFBIG: "EFBIG"
+        case EPIPE: "EPIPE"
+        case ETIMEDOUT: "ETIMEDOUT"
+        case ECONNREFUSED: "ECONNREFUSED"
+        case ECONNRESET: "ECONNRESET"
+        case EHOSTUNREACH: "EHOSTUNREACH"
+        case ENETUNREACH: "ENETUNREACH"
+        case ENOSYS: "ENOSYS"
+        default: "errno \(code)"
+        }
+    }
+}
+
+/// An IIO context (`struct iio_context`): the local sysfs tree or an `iiod` on the network. Owns the
+/// context and destroys it when the last reference (including devices and buffers) goes away.
+/// Not thread-safe: one thread uses a context at a time.
+public final class IIOContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// `local:` or `ip:HOST`.
+    public let uri: String
+
+    private init(pointer: OpaquePointer, uri: String) {
+        self.pointer = pointer
+        self.uri = uri
+    }
+
+    deinit { iio_context_destroy(pointer) }
+
+    /// The local devices under /sys/bus/iio (`iio_create_local_context`).
+    public static func local() throws(IIOError) -> IIOContext {
+        guard let pointer = iio_create_local_context() else { throw IIOError("iio_create_local_context", code: errno) }
+        return IIOContext(pointer: pointer, uri: "local:")
+    }
+
+    /// The devices `iiod` serves on `host` (`iio_create_network_context`, TCP port 30431).
+    public static func network(host: String) throws(IIOError) -> IIOContext {
+        guard let pointer = iio_create_network_context(host) else { throw IIOError("iio_create_network_context(\(host))", code: errno) }
+        return IIOContext(pointer: pointer, uri: "ip:\(host)")
+    }
+
+    /// Timeout of blocking operations (buffer refills, network requests); 0 waits forever.
+    public func setTimeout(milliseconds: UInt32) throws(IIOError) {
+        let result = iio_context_set_timeout(pointer, milliseconds)
+        if result < 0 { throw IIOError("iio_context_set_timeout(\(uri))", code: result) }
+    }
+
+    public var devices: [IIODevice] {
+        (0..<iio_context_get_devices_count(pointer)).compactMap { index in
+            iio_context_get_device(pointer, index).map { IIODevice(context: self, pointer: $0) }
+        }
+    }
+
+    /// The device with this id (`iio:device0`), name or label (`iio_context_find_device`).
+    public func device(_ identifier: String) -> IIODevice? {
+        iio_context_find_device(pointer, identifier).map { IIODevice(context: self, pointer: $0) }
+    }
+}
+
+/// A device of a context (`struct iio_device`); keeps its context alive.
+public struct IIODevice: @unchecked Sendable {
+    let context: IIOContext
+    let pointer: OpaquePointer
+
+    /// `iio:deviceN` or `triggerN`.
+    public var id: String { String(cString: iio_device_get_id(pointer)) }
+    public var name: String? { iio_device_get_name(pointer).map { String(cString: $0) } }
+    public var label: String? { iio_device_get_label(pointer).map { String(cString: $0) } }
+    public var isTrigger: Bool { iio_device_is_trigger(pointer) }
+
+    public var channels: [IIOChannel] {
+        (0..<iio_device_get_channels_count(pointer)).compactMap { index in
+            iio_device_get_channel(pointer, index).map { IIOChannel(device: self, pointer: $0) }
+        }
+    }
+
+    /// The input channel with this id (`accel_x`).
+    public func inputChannel(_ id: String) -> IIOChannel? {
+        iio_device_find_channel(pointer, id, false).map { IIOChannel(device: self, pointer: $0) }
+    }
+
+    public func hasAttribute(_ name: String) -> Bool { iio_device_find_attr(pointer, name) != nil }
+
+    /// Reads a device attribute (`iio_device_attr_read`); the text without its trailing newline.
+    public func readAttribute(_ name: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let count = iio_device_attr_read(pointer, name, &buffer, buffer.count)
+        if count < 0 { throw IIOError("iio_device_attr_read(\(id) \(name))", code: Int32(count)) }
+        return String(cString: buffer)
+    }
+
+    public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
+        let count = iio_device_attr_write(pointer, name, value)
+        if count < 0 { throw IIOError("iio_device_attr_write(\(id) \(name)=\(value))", code: Int32(count)) }
+    }
+
+    /// Sets (or with nil clears) the trigger that paces buffered capture (`iio_device_set_trigger`).
+    public func setTrigger(_ trigger: IIODevice?) throws(IIOError) {
+        let result = iio_device_set_trigger(pointer, trigger?.pointer)
+        if result < 0 { throw IIOError("iio_device_set_trigger(\(id), \(trigger?.name ?? "none"))", code: result) }
+    }
+
+    /// The trigger currently set, if any.
+    public var currentTrigger: IIODevice? {
+        var trigger: OpaquePointer?
+        guard iio_device_get_trigger(pointer, &trigger) == 0, let trigger else { return nil }
+        return IIODevice(context: context, pointer: trigger)
+    }
+
+    /// Opens the device's buffer with the enabled channels (`iio_device_create_buffer`).
+    public func createBuffer(samples: Int) throws(IIOError) -> IIOBuffer {
+        guard let buffer = iio_device_create_buffer(pointer, samples, false) else {
+            throw IIOError("iio_device_create_buffer(\(id), \(samples) samples)", code: errno)
+        }
+        return IIOBuffer(device: self, pointer: buffer)
+    }
+}
+
+/// A channel of a device (`struct iio_channel`); keeps the context alive.
+public struct IIOChannel: @unchecked Sendable {
+    let device: IIODevice
+    let pointer: OpaquePointer
+
+    /// `accel_x`, `timestamp`.
+    public var id: String { String(cString: iio_channel_get_id(pointer)) }
+    public var isOutput: Bool { iio_channel_is_output(pointer) }
+    /// True when the channel can be captured through the buffer (it has scan elements).
+    public var isScanElement: Bool { iio_channel_is_scan_element(pointer) }
+
+    public func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
+
+    /// Reads a channel attribute (`iio_channel_attr_read`), e.g. `raw`, `scale`, `offset`.
+    public func readAttribute(_ name: String) throws(IIOError) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = iio_channel_attr_read(pointer, name, &buffer, buffer.count)
+        if count < 0 { throw IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count)) }
+        return String(cString: buffer)
+    }
+
+    public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
+        let count = iio_channel_attr_write(pointer, name, value)
+        if count < 0 { throw IIOError("iio_channel_attr_write(\(device.id) \(id) \(name)=\(value))", code: Int32(count)) }
+    }
+
+    public func enable() { iio_channel_enable(pointer) }
+    public func disable() { iio_channel_disable(pointer) }
+
+    /// Decodes one sample of this channel at `source` in the buffer: byte order, shift, mask and
+    /// sign extension as the scan element's `type` says (`iio_channel_convert`).
+    public func decode(_ source: UnsafeRawPointer) -> Int64 {
+        guard let format = iio_channel_get_data_format(pointer)?.pointee else { return 0 }
+        var output: UInt64 = 0
+        withUnsafeMutableBytes(of: &output) { iio_channel_convert(pointer, $0.baseAddress, source) }
+        let width = Int(format.length)
+        guard width > 0, width < 64 else { return Int64(bitPattern: output) }
+        let mask: UInt64 = (1 << UInt64(width)) - 1
+        let value = output & mask
+        if format.is_signed, value & (1 << UInt64(width - 1)) != 0 {
+            return Int64(bitPattern: value | ~mask)
+        }
+        return Int64(bitPattern: value)
+    }
+}
+
+/// An open device buffer (`struct iio_buffer`); destroyed (capture stopped, channels disabled) on
+/// deinit. Refilled by one thread; ``cancel()`` may be called from any.
+public final class IIOBuffer: @unchecked Sendable {
+    let device: IIODevice
+    let pointer: OpaquePointer
+
+    init(device: IIODevice, pointer: OpaquePointer) {
+        self.device = device
+        self.pointer = pointer
+    }
+
+    deinit { iio_buffer_destroy(pointer) }
+
+    /// Blocks until the buffer holds new samples (`iio_buffer_refill`); returns the bytes read.
+    public func refill() throws(IIOError) -> Int {
+        let count = iio_buffer_refill(pointer)
+        if count < 0 { throw IIOError("iio_buffer_refill(\(device.id))", code: Int32(count)) }
+        return count
+    }
+
+    /// Makes a blocked or later ``refill()`` fail with EBADF (`iio_buffer_cancel`).
+    public func cancel() { iio_buffer_cancel(pointer) }
+
+    /// Calls `body` with the address of `channel`'s value in each sample of the last refill.
+    public func forEachSample(of channel: IIOChannel, _ body: (UnsafeRawPointer) -> Void) {
+        let step = iio_buffer_step(pointer)
+        guard step > 0, let first = iio_buffer_first(pointer, channel.pointer), let end = iio_buffer_end(pointer) else { return }
+        var address = UnsafeRawPointer(first)
+        let limit = UnsafeRawPointer(end)
+        while address < limit {
+            body(address)
+            address += step
+        }
+    }
+
+    /// The number of samples of the last refill.
+    public func sampleCount(of channel: IIOChannel) -> Int {
+        var count = 0
+        forEachSample(of: channel) { _ in count += 1 }
+        return count
+    }
+}

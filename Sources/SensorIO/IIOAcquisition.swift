@@ -1,0 +1,308 @@
+import OrientationCore
+import SensorCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Samples one IIO device on a dedicated thread, by polling its `raw` attributes or through its
+/// buffer, and reports samples and faults as ``SensorEvent``s.
+///
+/// The context is used only by the worker thread once the acquisition runs. Read faults are reported
+/// once per episode and the sample is dropped; only the device going away (ENODEV), or a remote one
+/// failing for `lossTimeout` seconds, ends the acquisition.
+final class IIOAcquisition: @unchecked Sendable {
+    /// Why the worker ended by itself.
+    enum Ending: Sendable, Equatable {
+        case deviceGone(String)
+        case failed(String)
+        /// `auto` chose the buffer but it delivered nothing: poll instead.
+        case bufferSilent(String)
+    }
+
+    /// The description with what the acquisition actually set (mode, sampling frequency).
+    let description: SensorDescription
+    private let device: IIODevice
+    private let channels: [IIOChannel]
+    private let mode: AcquisitionMode
+    private let pollPeriod: Double
+    private let fallbackAllowed: Bool
+    private let isRemote: Bool
+    private let emit: @Sendable (SensorEvent) -> Void
+    private let wakeup = Wakeup()
+    private let control = Mutex((stopping: false, buffer: IIOBuffer?.none))
+    private var thread: WorkerThread?
+
+    static let bufferSilenceTimeout: UInt32 = 2000  // ms
+    static let lossTimeout = 3.0
+
+    /// Opens `deviceID` in `context` and starts sampling. `ended` is called (on the worker thread)
+    /// only when the acquisition ends by itself, not after ``stop()``.
+    init(context: IIOContext, deviceID: String, description: SensorDescription, configuration: SensorConfiguration,
+         mode: AcquisitionMode, emit: @escaping @Sendable (SensorEvent) -> Void,
+         ended: @escaping @Sendable (Ending) -> Void) throws(IIOError) {
+        guard let device = context.device(deviceID) else { throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV) }
+        let channels = ["accel_x", "accel_y", "accel_z"].compactMap(device.inputChannel)
+        guard channels.count == 3 else { throw IIOError("iio_device_find_channel(\(deviceID) accel_x/y/z)", code: ENOENT) }
+        self.device = device
+        self.channels = channels
+        self.mode = mode
+        self.emit = emit
+        isRemote = context.uri.hasPrefix("ip:")
+        // A remote read on a dead connection must fail rather than block the worker for good.
+        if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
+        fallbackAllowed = configuration.acquisition == .auto
+        var description = description
+        description.acquisition = mode
+        description.samplingFrequency = Self.setSamplingFrequency(device: device, channel: channels[0], target: configuration.rate) ?? description.samplingFrequency
+        // Poll at the configured rate, or the device's own rate when that is slower (reading
+        // faster than it measures only repeats values).
+        let deviceRate = description.samplingFrequency.flatMap { $0 > 0 ? $0 : nil } ?? configuration.rate
+        pollPeriod = 1 / min(configuration.rate, deviceRate)
+        self.description = description
+
+        var buffer: IIOBuffer?
+        var timestampChannel: IIOChannel?
+        var monotonicTimestamps = false
+        if mode == .buffer {
+            (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(device: device, channels: channels, context: context, trigger: description.trigger)
+        }
+        control.withLock { $0.buffer = buffer }
+        thread = WorkerThread(name: "orientd-\(mode.rawValue)") { [self, buffer, timestampChannel, monotonicTimestamps] in
+            let ending: Ending?
+            if let buffer {
+                ending = runBuffered(buffer: buffer, timestamp: timestampChannel, monotonicTimestamps: monotonicTimestamps)
+            } else {
+                ending = runPolling()
+            }
+            control.withLock { $0.buffer = nil }
+            if let ending { ended(ending) }
+        }
+    }
+
+    /// Stops the worker and waits for it; the buffer (if any) is closed on the worker's way out.
+    func stop() {
+        control.withLock { state in
+            state.stopping = true
+            state.buffer?.cancel()
+        }
+        wakeup.signal()
+        thread?.join()
+        thread = nil
+    }
+
+    private var stopping: Bool { control.withLock { $0.stopping } }
+
+    // MARK: - Setup
+
+    /// Writes the available rate nearest `target` to `sampling_frequency` (device or channel
+    /// attribute); returns the rate the device reports afterwards. Failures leave the rate as is.
+    static func setSamplingFrequency(device: IIODevice, channel: IIOChannel, target: Double) -> Double? {
+        func read(_ name: String) -> String? {
+            if device.hasAttribute(name) { return try? device.readAttribute(name) }
+            if channel.hasAttribute(name) { return try? channel.readAttribute(name) }
+            return nil
+        }
+        if let available = read("sampling_frequency_available"), let nearest = SamplingFrequencyChoice.nearest(to: target, available: available) {
+            let text = SamplingFrequencyChoice.text(nearest)
+            if device.hasAttribute("sampling_frequency") {
+                try? device.writeAttribute("sampling_frequency", text)
+            } else if channel.hasAttribute("sampling_frequency") {
+                try? channel.writeAttribute("sampling_frequency", text)  // in_accel_sampling_frequency
+            }
+        }
+        return read("sampling_frequency").flatMap { Double($0.trimmingCharacters()) }
+    }
+
+    static func openBuffer(device: IIODevice, channels: [IIOChannel], context: IIOContext, trigger: String?) throws(IIOError) -> (IIOBuffer, IIOChannel?, Bool) {
+        for channel in device.channels { channel.disable() }
+        channels.forEach { $0.enable() }
+        let timestamp = device.inputChannel("timestamp").flatMap { $0.isScanElement ? $0 : nil }
+        timestamp?.enable()
+        if device.currentTrigger == nil, let trigger,
+           let triggerDevice = context.devices.first(where: { $0.isTrigger && $0.name == trigger }) {
+            try device.setTrigger(triggerDevice)
+        }
+        // Ask for CLOCK_MONOTONIC timestamps, the clock sample times are on; if the device keeps
+        // another clock, its timestamps are only used for spacing.
+        var monotonic = false
+        if device.hasAttribute("current_timestamp_clock") {
+            try? device.writeAttribute("current_timestamp_clock", "monotonic")
+            monotonic = (try? device.readAttribute("current_timestamp_clock"))?.trimmingCharacters() == "monotonic"
+        }
+        try context.setTimeout(milliseconds: bufferSilenceTimeout)
+        return (try device.createBuffer(samples: 1), timestamp, monotonic)
+    }
+
+    // MARK: - Conversion
+
+    /// Scale and offset per axis, re-read while they are unusable.
+    private struct Calibration {
+        var scale: [Double] = [1, 1, 1]
+        var offset: [Double] = [0, 0, 0]
+        var valid = false
+        var lastRead = -Double.infinity
+    }
+
+    /// Reads `scale` (missing: 1, as the ABI's default) and `offset` (missing: 0) of each axis.
+    private func readCalibration(_ calibration: inout Calibration, faults: inout FaultTracker, now: Double) {
+        calibration.lastRead = now
+        var problem: String?
+        for (index, channel) in channels.enumerated() {
+            if channel.hasAttribute("scale") {
+                do {
+                    let text = try channel.readAttribute("scale").trimmingCharacters()
+                    if let value = Double(text), value.isFinite, value > 0 {
+                        calibration.scale[index] = value
+                    } else {
+                        problem = problem ?? "\(channel.id) scale \"\(text)\" is not a positive number"
+                    }
+                } catch {
+                    problem = problem ?? "\(channel.id) scale: \(error.errnoDescription)"
+                }
+            }
+            if channel.hasAttribute("offset"), let text = try? channel.readAttribute("offset").trimmingCharacters() {
+                if let value = Double(text), value.isFinite { calibration.offset[index] = value }
+            }
+        }
+        calibration.valid = problem == nil
+        if let problem {
+            if faults.fault(.badScale, at: now) { emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem))) }
+        } else if faults.success(.badScale) {
+            emit(.recovered(.badScale, device: device.id))
+        }
+    }
+
+    // MARK: - Polling
+
+    private func runPolling() -> Ending? {
+        var faults = FaultTracker()
+        var stuck = StuckDetector()
+        var calibration = Calibration()
+        var next = MonotonicClock.now()
+        var failingSince: Double?
+        while !stopping {
+            let now = MonotonicClock.now()
+            if next > now {
+                if wakeup.wait(timeout: next - now) == .woken { continue }
+            }
+            next = max(next + pollPeriod, MonotonicClock.now() - pollPeriod)  // no catch-up bursts
+            if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
+                readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
+            }
+            var raw = [Double](repeating: 0, count: 3)
+            var failure: (SensorFault.Kind, String, IIOError?)?
+            for (index, channel) in channels.enumerated() {
+                do {
+                    let text = try channel.readAttribute("raw").trimmingCharacters()
+                    guard let value = Double(text), value.isFinite else {
+                        failure = (.badValue, "\(channel.id) raw \"\(text.prefix(40))\" is not a number", nil)
+                        break
+                    }
+                    raw[index] = value
+                } catch {
+                    failure = (.readFailed, "\(channel.id) raw: \(error.errnoDescription)", error)
+                    break
+                }
+            }
+            let time = MonotonicClock.now()
+            if let (kind, detail, error) = failure {
+                if let error, error.meansDeviceGone { return .deviceGone(error.description) }
+                if faults.fault(kind, at: time) { emit(.fault(SensorFault(kind: kind, device: device.id, detail: detail))) }
+                failingSince = failingSince ?? time
+                if isRemote, let since = failingSince, time - since >= Self.lossTimeout { return .failed(detail) }
+                continue
+            }
+            failingSince = nil
+            for kind in [SensorFault.Kind.readFailed, .badValue] where faults.success(kind) {
+                emit(.recovered(kind, device: device.id))
+            }
+            deliver(raw: raw, at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+        }
+        return nil
+    }
+
+    /// Converts and emits one reading: (raw + offset) × scale; dropped while the scale is unusable.
+    private func deliver(raw: [Double], at time: Double, calibration: Calibration, stuck: inout StuckDetector, faults: inout FaultTracker) {
+        let rawVector = Vector3(raw[0], raw[1], raw[2])
+        switch stuck.observe(rawVector, at: time) {
+        case .becameStuck:
+            if faults.fault(.stuck, at: time) {
+                emit(.fault(SensorFault(kind: .stuck, device: device.id, detail: "identical readings \(rawVector) for \(Int(stuck.threshold)) s")))
+            }
+        case .recovered:
+            if faults.success(.stuck) { emit(.recovered(.stuck, device: device.id)) }
+        case nil:
+            break
+        }
+        guard calibration.valid else { return }
+        let reading = Vector3(
+            (raw[0] + calibration.offset[0]) * calibration.scale[0],
+            (raw[1] + calibration.offset[1]) * calibration.scale[1],
+            (raw[2] + calibration.offset[2]) * calibration.scale[2])
+        emit(.sample(SensorSample(time: time, reading: reading)))
+    }
+
+    // MARK: - Buffered
+
+    private func runBuffered(buffer: IIOBuffer, timestamp: IIOChannel?, monotonicTimestamps: Bool) -> Ending? {
+        var faults = FaultTracker()
+        var stuck = StuckDetector()
+        var calibration = Calibration()
+        var receivedAny = false
+        var failingSince: Double?
+        while !stopping {
+            if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
+                readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
+            }
+            do {
+                _ = try buffer.refill()
+            } catch {
+                if stopping { break }
+                let now = MonotonicClock.now()
+                if error.meansDeviceGone { return .deviceGone(error.description) }
+                if error.code == ETIMEDOUT, !receivedAny, fallbackAllowed {
+                    return .bufferSilent("no data from the buffer within \(Self.bufferSilenceTimeout / 1000) s (no trigger running?)")
+                }
+                let detail = error.code == ETIMEDOUT ? "buffer: no data for \(Self.bufferSilenceTimeout / 1000) s" : "buffer: \(error.errnoDescription)"
+                if faults.fault(.readFailed, at: now) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: detail))) }
+                failingSince = failingSince ?? now
+                if isRemote, let since = failingSince, now - since >= Self.lossTimeout { return .failed(detail) }
+                if error.code != ETIMEDOUT { _ = wakeup.wait(timeout: 0.2) }  // an error that repeats at once must not spin
+                continue
+            }
+            receivedAny = true
+            failingSince = nil
+            if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
+            let host = MonotonicClock.now()
+            var axes: [[Double]] = [[], [], []]
+            for (index, channel) in channels.enumerated() {
+                buffer.forEachSample(of: channel) { axes[index].append(Double(channel.decode($0))) }
+            }
+            var stamps: [Double] = []
+            if let timestamp { buffer.forEachSample(of: timestamp) { stamps.append(Double(timestamp.decode($0)) / 1e9) } }
+            let count = axes.map(\.count).min() ?? 0
+            for sample in 0..<count {
+                // Device timestamps on CLOCK_MONOTONIC are used as they are; on another clock they
+                // only give the spacing, anchored at the host time of the refill.
+                let time: Double
+                if stamps.count == count {
+                    time = monotonicTimestamps ? stamps[sample] : host - (stamps[count - 1] - stamps[sample])
+                } else {
+                    time = host
+                }
+                deliver(raw: [axes[0][sample], axes[1][sample], axes[2][sample]], at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,110 @@
+import CLibUdev
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed libudev call.
+public struct UdevError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let operation: String
+    public let code: Int32
+
+    public var description: String { "\(operation): \(Errno.name(code)) (\(String(cString: strerror(code))))" }
+}
+
+/// The libudev library context (`struct udev`). One per source; not thread-safe.
+public final class Udev: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    public init() throws(UdevError) {
+        guard let pointer = udev_new() else { throw UdevError(operation: "udev_new", code: errno) }
+        self.pointer = pointer
+    }
+
+    deinit { udev_unref(pointer) }
+
+    /// Every device of `subsystem` (`udev_enumerate_scan_devices`), in syspath order.
+    public func devices(subsystem: String) throws(UdevError) -> [UdevDevice] {
+        guard let enumerate = udev_enumerate_new(pointer) else { throw UdevError(operation: "udev_enumerate_new", code: errno) }
+        defer { udev_enumerate_unref(enumerate) }
+        var result = udev_enumerate_add_match_subsystem(enumerate, subsystem)
+        if result < 0 { throw UdevError(operation: "udev_enumerate_add_match_subsystem(\(subsystem))", code: -result) }
+        result = udev_enumerate_scan_devices(enumerate)
+        if result < 0 { throw UdevError(operation: "udev_enumerate_scan_devices(\(subsystem))", code: -result) }
+        var paths: [String] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let current = entry {
+            if let name = udev_list_entry_get_name(current) { paths.append(String(cString: name)) }
+            entry = udev_list_entry_get_next(current)
+        }
+        return paths.sorted().compactMap { device(syspath: $0) }
+    }
+
+    /// The device at a sysfs path, or nil if it is not there (`udev_device_new_from_syspath`).
+    public func device(syspath: String) -> UdevDevice? {
+        udev_device_new_from_syspath(pointer, syspath).map { UdevDevice(owning: $0, udev: self) }
+    }
+}
+
+/// A udev device (`struct udev_device`); owns its reference. Attribute values are cached by libudev
+/// for the life of the object, so discovery makes fresh ones.
+public final class UdevDevice: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let udev: Udev
+
+    init(owning pointer: OpaquePointer, udev: Udev) {
+        self.pointer = pointer
+        self.udev = udev
+    }
+
+    deinit { udev_device_unref(pointer) }
+
+    public var syspath: String { String(cString: udev_device_get_syspath(pointer)) }
+    /// `iio:device0`.
+    public var sysname: String { String(cString: udev_device_get_sysname(pointer)) }
+    public var deviceNode: String? { udev_device_get_devnode(pointer).map { String(cString: $0) } }
+    /// `add`, `remove`, `change`… for devices received from a monitor; nil for enumerated ones.
+    public var action: String? { udev_device_get_action(pointer).map { String(cString: $0) } }
+
+    /// A udev property (`ACCEL_MOUNT_MATRIX`, `ACCEL_LOCATION`), as set by rules and hwdb.
+    public func property(_ name: String) -> String? {
+        udev_device_get_property_value(pointer, name).map { String(cString: $0) }
+    }
+
+    /// A sysfs attribute, relative to the device (`scan_elements/in_accel_x_en` works), trailing
+    /// whitespace removed; nil when absent or unreadable.
+    public func attribute(_ name: String) -> String? {
+        guard let value = udev_device_get_sysattr_value(pointer, name) else { return nil }
+        var text = String(cString: value)
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return text
+    }
+}
+
+/// A udev monitor for one subsystem (`udev_monitor_new_from_netlink("udev")`): its descriptor becomes
+/// readable when a device is added, removed or changed. Owns the monitor.
+public final class UdevMonitor: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let udev: Udev
+
+    public init(udev: Udev, subsystem: String) throws(UdevError) {
+        guard let pointer = udev_monitor_new_from_netlink(udev.pointer, "udev") else {
+            throw UdevError(operation: "udev_monitor_new_from_netlink(udev)", code: errno)
+        }
+        self.pointer = pointer
+        self.udev = udev
+        var result = udev_monitor_filter_add_match_subsystem_devtype(pointer, subsystem, nil)
+        if result < 0 { throw UdevError(operation: "udev_monitor_filter_add_match_subsystem_devtype(\(subsystem))", code: -result) }
+        result = udev_monitor_enable_receiving(pointer)
+        if result < 0 { throw UdevError(operation: "udev_monitor_enable_receiving", code: -result) }
+    }
+
+    deinit { udev_monitor_unref(pointer) }
+
+    /// Becomes readable when an event is waiting; owned by the monitor.
+    public var fileDescriptor: Int32 { udev_monitor_get_fd(pointer) }
+
+    /// The next waiting event's device, or nil when none is waiting (the descriptor is non-blocking).
+    public func receive() -> UdevDevice? {
+        udev_monitor_receive_device(pointer).map { UdevDevice(owning: $0, udev: udev) }
+    }
+}
