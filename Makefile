@@ -5,11 +5,12 @@ DEMO_TRACE  ?= Tests/Fixtures/corpus/public/mounted_rotated.csv
 DEMO_MATRIX ?= 0, -1, 0; -1, 0, 0; 0, 0, -1
 DEMO_SPEED  ?= 1
 
-.PHONY: help deps build release test demo bench clean
+.PHONY: help deps build release test integration-test demo bench clean
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
-	@echo "make test    install what is missing, build, run every test"
+	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration)"
+	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make build   debug build;  make release: release build;  make clean"
 
@@ -25,6 +26,11 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	scripts/run-integration-tests
+
+integration-test: deps
+	$(SWIFT) build --product orientd
+	scripts/run-integration-tests
 
 demo: release
 	@echo "orientd demo: replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time through the detection pipeline."

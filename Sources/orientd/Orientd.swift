@@ -1,5 +1,8 @@
 import ArgumentParser
 import OrientationCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The version string printed by `--version` and, later, in the protocol's hello.
 let orientdVersion = "0.1.0"
@@ -19,6 +22,22 @@ struct Orientd: AsyncParsableCommand {
             (0, -9.81, 0).
             """,
         version: orientdVersion,
-        subcommands: [ReplayCommand.self, CheckResolverCommand.self]
+        subcommands: [ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self]
     )
+
+    /// Ignores SIGPIPE before anything runs: a peer that goes away (iiod, a client, a pipe reader)
+    /// must give an EPIPE error to handle, not kill the process.
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import OrientationCore
+import SensorCore
+import SensorIO
+
+/// `orientd list-sensors`: every accelerometer found and which one `auto` would choose.
+struct ListSensorsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list-sensors",
+        abstract: "List the accelerometers orientd can see and which one it would use.",
+        discussion: """
+            Local accelerometers are found through udev (IIO devices with x, y and z acceleration \
+            channels); with --sensor ip:HOST the ones iiod serves on HOST are listed instead. For each: \
+            sysfs path, device node, name, label and location, the mount matrix and where it came from, \
+            the acquisition mode, sampling frequency and scale. The last part says which sensor the \
+            --sensor specification (default auto) selects, and why.
+
+            Exit status: 0 (also when none is found), 64 bad options, 69 when iiod cannot be reached.
+            """
+    )
+
+    @OptionGroup var sensorOptions: SensorOptions
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() async throws {
+        let configuration = try sensorOptions.configuration()
+        var found: [(AccelerometerCandidate?, SensorDescription)] = []
+        var selection: AccelerometerSelection.Result
+        switch configuration.specification {
+        case .auto, .iioName, .iioDevice:
+            let udev: Udev
+            do {
+                udev = try Udev()
+                let candidates = try AccelerometerDiscovery.localCandidates(udev: udev)
+                found = candidates.map { ($0, AccelerometerDiscovery.describe($0, udev: udev, configuration: configuration)) }
+            } catch {
+                printError("orientd list-sensors: \(error)")
+                throw ExitCode(69)
+            }
+            selection = AccelerometerSelection.choose(from: found.compactMap(\.0), for: configuration.specification)
+        case .network(let host):
+            do {
+                found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration).map { ($0.0, $0.1) }
+            } catch {
+                printError("orientd list-sensors: cannot reach iiod on \(host): \(error.errnoDescription)")
+                throw ExitCode(69)
+            }
+            selection = AccelerometerSelection.choose(from: found.compactMap(\.0), for: .auto)
+        case .replay, .standardInput:
+            do {
+                let source = try SensorFactory.makeSource(configuration)
+                defer { source.shutdown() }
+                for await event in source.events {
+                    if case .available(let description) = event { found = [(nil, description)] }
+                    break
+                }
+            } catch {
+                printError("orientd list-sensors: \(error)")
+                throw ExitCode(66)
+            }
+            selection = .init(chosen: nil, reason: "the mock sensor \(configuration.specification)", skipped: [])
+        }
+        let chosenID = selection.chosen?.deviceID
+        if json {
+            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification))
+        } else {
+            printText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification)
+        }
+    }
+
+    private func printText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result, specification: SensorSpecification) {
+        if found.isEmpty { print("No accelerometer found.") }
+        for (candidate, description) in found {
+            let mark = candidate != nil && candidate?.deviceID == chosen ? "  ← \(specification) uses this one" : ""
+            print("\(description.identifier)  \(description.name)\(mark)")
+            func row(_ key: String, _ value: String?) {
+                guard let value else { return }
+                print("  " + key.padding(toLength: 14, withPad: " ", startingAt: 0) + value)
+            }
+            row("sysfs", description.sysfsPath)
+            row("device node", description.deviceNode)
+            row("label", description.label)
+            if candidate != nil { row("location", "\(description.location.rawValue) (\(description.locationOrigin))") }
+            row("mount matrix", "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))")
+            for problem in description.mountMatrixProblems { row("warning", problem) }
+            if let mode = description.acquisition {
+                row("acquisition", mode.rawValue + (description.trigger.map { " (trigger \($0))" } ?? "") + (description.hasBuffer ? "" : ", no buffer"))
+            }
+            let frequency = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
+            row("sampling", frequency + (description.availableFrequencies.map { " (available: \($0))" } ?? ""))
+            if let scale = description.scale {
+                row("scale", scale.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", ") + " m/s² per unit (x, y, z)")
+            }
+            if let offset = description.offset {
+                row("offset", offset.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", "))
+            }
+        }
+        if !found.isEmpty || !selection.skipped.isEmpty { print("") }
+        print("\(specification): \(selection.reason)")
+        for skipped in selection.skipped { print("  skipped \(skipped)") }
+    }
+
+    private func jsonText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result, specification: SensorSpecification) throws -> String {
+        struct Entry: Encodable {
+            let sensor: SensorDescription
+            let chosen: Bool
+            func encode(to encoder: any Encoder) throws {
+                try sensor.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(chosen, forKey: .chosen)
+            }
+            enum Key: String, CodingKey { case chosen }
+        }
+        /// `selected` is always present (null when nothing is selected), so scripts can rely on it.
+        struct Listing: Encodable {
+            let sensors: [Entry]
+            let specification: String
+            let selected: String?
+            let reason: String
+            let skipped: [String]
+
+            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(sensors, forKey: .sensors)
+                try container.encode(specification, forKey: .specification)
+                try container.encode(selected, forKey: .selected)
+                try container.encode(reason, forKey: .reason)
+                try container.encode(skipped, forKey: .skipped)
+            }
+        }
+        let listing = Listing(
+            sensors: found.map { Entry(sensor: $0.1, chosen: $0.0 != nil && $0.0?.deviceID == chosen) },
+            specification: specification.description, selected: chosen, reason: selection.reason, skipped: selection.skipped)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(listing), as: UTF8.self)
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import OrientationCore
+import SensorCore
+import SensorIO
+
+/// `orientd record`: writes a sensor's samples as a corpus CSV trace.
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record accelerometer samples as a trace (CSV t,x,y,z in m/s², mount matrix applied).",
+        discussion: """
+            The output has the corpus format that orientd replay and --sensor replay:FILE read: a header \
+            "t,x,y,z", then one line per sample, t in seconds from the first sample, x, y, z in m/s² in \
+            the display frame (gravity-pointing: upright portrait reads 0, -9.81, 0).
+
+            Recording stops after --duration seconds, at the end of a replayed or piped input, or on \
+            Ctrl-C (SIGINT) or SIGTERM; the file is complete in every case. Progress, sensor changes and \
+            faults are reported on standard error.
+
+            Exit status: 0 success, 64 bad options, 66 a trace to replay cannot be read, 73 the output \
+            cannot be written, 69 no sensor could be watched.
+            """
+    )
+
+    @OptionGroup var sensorOptions: SensorOptions
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted or the input ends).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Where to write the trace; - is standard output.", valueName: "file"))
+    var output = "-"
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a number of seconds > 0") }
+    }
+
+    func run() async throws {
+        let configuration = try sensorOptions.configuration()
+        let sink: FileHandle
+        if output == "-" {
+            sink = .standardOutput
+        } else {
+            guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
+                printError("orientd record: cannot write \(output): \(String(cString: strerror(errno)))")
+                throw ExitCode(73)
+            }
+            sink = handle
+        }
+        let source: any AccelerometerSource
+        do {
+            source = try SensorFactory.makeSource(configuration)
+        } catch {
+            printError("orientd record: \(error)")
+            if case .trace = error { throw ExitCode(66) }
+            throw ExitCode(69)
+        }
+
+        // Ending: the requested duration, or a signal. Both shut the source down, which ends the loop.
+        let signals = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let signalSource = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            signalSource.setEventHandler { source.shutdown() }
+            signalSource.resume()
+            return signalSource
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let timer = duration.map { seconds in
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                source.shutdown()
+            }
+        }
+        defer { timer?.cancel() }
+
+        var writer = TraceWriter(sink: sink)
+        writer.writeHeader()
+        var matrix = MountMatrix.identity
+        var firstTime: Double?
+        var count = 0
+        source.startSampling()
+        for await event in source.events {
+            switch event {
+            case .available(let description):
+                matrix = description.mountMatrix
+                printError("orientd record: \(description.identifier) (\(description.name)), \(description.acquisition.map { "\($0.rawValue) mode, " } ?? "")"
+                    + "\(description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? "")mount matrix \(matrix.text) (\(description.mountMatrixOrigin.rawValue)) → \(output == "-" ? "standard output" : output)")
+                for problem in description.mountMatrixProblems { printError("orientd record: warning: \(problem)") }
+            case .unavailable(let reason):
+                printError("orientd record: no sensor (\(reason)); waiting for one\(duration == nil ? " — Ctrl-C to stop" : "")")
+            case .sample(let sample):
+                let start = firstTime ?? sample.time
+                firstTime = start
+                writer.write(time: sample.time - start, reading: matrix.apply(sample.reading))
+                count += 1
+            case .fault(let fault):
+                printError("orientd record: sensor fault: \(fault)")
+            case .recovered(let kind, let device):
+                printError("orientd record: \(device): \(kind.rawValue) recovered")
+            case .ended:
+                source.shutdown()
+            }
+        }
+        writer.flush()
+        if sink !== FileHandle.standardOutput { try? sink.close() }
+        printError("orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)")
+    }
+}
+
+/// CSV output in the corpus's number format (t to 5 decimals, m/s² to 4): line by line to a pipe or
+/// terminal, so a reader sees samples live; in 4 KiB blocks to a regular file.
+struct TraceWriter {
+    let sink: FileHandle
+    private let live: Bool
+    private var pending = ""
+
+    init(sink: FileHandle) {
+        self.sink = sink
+        var status = stat()
+        live = fstat(sink.fileDescriptor, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG
+    }
+
+    mutating func writeHeader() {
+        pending += TraceFormat.header + "\n"
+        flush()
+    }
+
+    mutating func write(time: Double, reading: Vector3) {
+        pending += String(format: "%.5f,%.4f,%.4f,%.4f\n", time, reading.x, reading.y, reading.z)
+        if live || pending.utf8.count >= 4096 { flush() }
+    }
+
+    mutating func flush() {
+        guard !pending.isEmpty else { return }
+        sink.write(Data(pending.utf8))
+        pending = ""
+    }
+}

@@ -1,0 +1,197 @@
+"""A simulated sysfs and udev (umockdev) with IIO accelerometers, and the orientd binary run on it.
+
+The real libudev and libiio inside orientd read this tree through umockdev's preload library, so
+discovery, reads, buffered capture and hotplug take the same code path as on a device.
+"""
+import json
+import os
+import select
+import struct
+import subprocess
+import tempfile
+import time
+import unittest
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import UMockdev  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
+G = 9.81
+
+
+class Testbed:
+    """A umockdev testbed holding IIO devices."""
+
+    def __init__(self):
+        self.bed = UMockdev.Testbed.new()
+        self.root = self.bed.get_root_dir()
+        self.fifos = {}
+
+    def env(self, **extra):
+        env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=self.root)
+        env.update(extra)
+        return env
+
+    def add_accelerometer(self, number, name="bmi160", raw=(0, -1000, 0), scale="0.009810", attributes=None,
+                          properties=None, per_axis_scale=None, offset=None, buffered=False, raw_channels=True,
+                          sampling=("25", "12.5 25 50 100"), timestamp_clock=None, trigger=None):
+        """Adds iio:deviceN; `raw` is (x, y, z) in raw units, `scale` the shared m/s² per unit."""
+        attrs = ["name", f"{name}\n"]
+        if raw_channels:
+            for axis, value in zip("xyz", raw):
+                attrs += [f"in_accel_{axis}_raw", f"{value}\n"]
+        if scale is not None:
+            attrs += ["in_accel_scale", f"{scale}\n"]
+        for axis, value in (per_axis_scale or {}).items():
+            attrs += [f"in_accel_{axis}_scale", f"{value}\n"]
+        for axis, value in (offset or {}).items():
+            attrs += [f"in_accel_{axis}_offset", f"{value}\n"]
+        if sampling:
+            attrs += ["sampling_frequency", f"{sampling[0]}\n", "sampling_frequency_available", f"{sampling[1]}\n"]
+        if buffered:
+            attrs += ["buffer/length", "1\n", "buffer/enable", "0\n", "trigger/current_trigger", "\n"]
+            for index, axis in enumerate("xyz"):
+                attrs += [f"scan_elements/in_accel_{axis}_en", "0\n", f"scan_elements/in_accel_{axis}_index", f"{index}\n",
+                          f"scan_elements/in_accel_{axis}_type", "le:s16/16>>0\n"]
+            attrs += ["scan_elements/in_timestamp_en", "0\n", "scan_elements/in_timestamp_index", "3\n",
+                      "scan_elements/in_timestamp_type", "le:s64/64>>0\n"]
+        if timestamp_clock:
+            attrs += ["current_timestamp_clock", f"{timestamp_clock}\n"]
+        for key, value in (attributes or {}).items():
+            attrs += [key, value if value.endswith("\n") else value + "\n"]
+        props = ["DEVNAME", f"/dev/iio:device{number}"]
+        for key, value in (properties or {}).items():
+            props += [key, value]
+        path = self.bed.add_device("iio", f"iio:device{number}", None, attrs, props)
+        if buffered:
+            node = os.path.join(self.root, "dev", f"iio:device{number}")
+            os.makedirs(os.path.dirname(node), exist_ok=True)
+            if os.path.exists(node):
+                os.unlink(node)
+            os.mkfifo(node)
+            self.fifos[number] = node
+        if trigger:
+            self.bed.add_device("iio", f"trigger{number}", None, ["name", f"{trigger}\n"], [])
+        return path
+
+    def attribute(self, path, name):
+        """An attribute's text, without the trailing newline, or the NUL libiio writes after values."""
+        with open(os.path.join(self.root, path.lstrip("/"), name)) as handle:
+            return handle.read().rstrip("\x00\n")
+
+    def set_attribute(self, path, name, value):
+        self.bed.set_attribute(path, name, value if value.endswith("\n") else value + "\n")
+
+    def set_raw(self, path, x, y, z):
+        for axis, value in zip("xyz", (x, y, z)):
+            self.set_attribute(path, f"in_accel_{axis}_raw", str(value))
+
+    def remove(self, path):
+        self.bed.uevent(path, "remove")
+        self.bed.remove_device(path)
+
+    def write_scans(self, number, scans):
+        """Writes (x, y, z, timestamp_ns) scans into the device's buffer node."""
+        fd = os.open(self.fifos[number], os.O_WRONLY | os.O_NONBLOCK)
+        try:
+            for x, y, z, stamp in scans:
+                os.write(fd, struct.pack("<hhhhq", x, y, z, 0, stamp))
+        finally:
+            os.close(fd)
+
+    def cleanup(self):
+        """Disposes of the testbed; umockdev removes its directory (with the FIFOs in it)."""
+        self.bed = None
+
+
+def orientd(bed, *args, timeout=20, stdin=None):
+    """Runs orientd to completion on the testbed; returns CompletedProcess (text)."""
+    return subprocess.run([ORIENTD, *args], env=bed.env(), capture_output=True, text=True, timeout=timeout, input=stdin)
+
+
+class Running:
+    """orientd running in the background; its stdout and stderr lines are collected as they come."""
+
+    def __init__(self, bed, *args, env=None):
+        self.process = subprocess.Popen([ORIENTD, *args], env=env or bed.env(), stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
+        self.stdout_lines = []
+        self.stderr_lines = []
+        # Raw descriptors and our own line splitting: select() and a buffered readline() together
+        # would leave lines stranded in Python's buffer.
+        self._partial = {self.process.stdout.fileno(): b"", self.process.stderr.fileno(): b""}
+
+    def _pump(self, timeout):
+        descriptors = [fd for fd in self._partial if fd is not None]
+        ready, _, _ = select.select(descriptors, [], [], timeout)
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                continue
+            data = self._partial[fd] + chunk
+            *lines, self._partial[fd] = data.split(b"\n")
+            target = self.stdout_lines if fd == self.process.stdout.fileno() else self.stderr_lines
+            target.extend(line.decode(errors="replace") for line in lines)
+        return any(os.fstat(fd) for fd in ready)
+
+    def wait_for(self, predicate, timeout=10, what="condition"):
+        """Reads output until predicate(self) holds; fails the test after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while not predicate(self):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"timed out waiting for {what}\nstdout: {self.stdout_lines[-10:]}\nstderr: {self.stderr_lines[-20:]}")
+            if not self._pump(min(remaining, 0.5)) and self.process.poll() is not None:
+                while self._pump(0):
+                    pass
+                if not predicate(self):
+                    raise AssertionError(f"orientd exited ({self.process.returncode}) before {what}\nstderr: {self.stderr_lines[-20:]}")
+        return True
+
+    def stderr_contains(self, text):
+        return any(text in line for line in self.stderr_lines)
+
+    def samples(self):
+        """The CSV samples printed so far (record output), as (t, x, y, z)."""
+        return [tuple(map(float, line.split(","))) for line in self.stdout_lines if line and line[0] in "-0123456789"]
+
+    def stop(self, sig=15, timeout=10):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        out_fd, err_fd = self.process.stdout.fileno(), self.process.stderr.fileno()
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.communicate()
+            raise AssertionError("orientd did not stop on SIGTERM")
+        for fd, rest, target in ((out_fd, out, self.stdout_lines), (err_fd, err, self.stderr_lines)):
+            text = (self._partial.get(fd, b"") + rest).decode(errors="replace")
+            target.extend(line for line in text.split("\n") if line)
+        return self.process.returncode
+
+
+class TestbedCase(unittest.TestCase):
+    def setUp(self):
+        self.bed = Testbed()
+        self.addCleanup(self.bed.cleanup)
+        self.running = []
+
+    def tearDown(self):
+        for process in self.running:
+            if process.process.poll() is None:
+                process.process.kill()
+                process.process.communicate()
+
+    def start(self, *args, env=None):
+        process = Running(self.bed, *args, env=env)
+        self.running.append(process)
+        return process
+
+    def list_sensors(self, *args):
+        result = orientd(self.bed, "list-sensors", "--json", *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout)
