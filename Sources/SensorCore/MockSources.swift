@@ -12,14 +12,8 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
     private let samples: [(time: Double, reading: Vector3)]
     private let speed: Double
     private let description: SensorDescription
-    private let wakeup = Wakeup()
-    private let state = Mutex(State())
+    private let control = SamplingSwitch()
     private var thread: WorkerThread?
-
-    private struct State {
-        var sampling = false
-        var shutDown = false
-    }
 
     /// Reads the whole trace now, so a bad file is reported before anything runs.
     public init(path: String, speed: Double, mountMatrix: MountMatrix?) throws(TraceFileError) {
@@ -36,23 +30,11 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
 
     deinit { shutdown() }
 
-    public func startSampling() {
-        state.withLock { $0.sampling = true }
-        wakeup.signal()
-    }
-
-    public func stopSampling() {
-        state.withLock { $0.sampling = false }
-        wakeup.signal()
-    }
+    public func startSampling() { control.set(sampling: true) }
+    public func stopSampling() { control.set(sampling: false) }
 
     public func shutdown() {
-        let first = state.withLock { state in
-            defer { state.shutDown = true }
-            return !state.shutDown
-        }
-        guard first else { return }
-        wakeup.signal()
+        guard control.shutDown() else { return }
         thread?.join()
         thread = nil
         continuation.finish()
@@ -63,11 +45,11 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
         var pausedAt: Double?
         var index = 0
         while index < samples.count {
-            let (sampling, shutDown) = state.withLock { ($0.sampling, $0.shutDown) }
+            let (sampling, shutDown) = control.state
             if shutDown { return }
             guard sampling else {
                 if pausedAt == nil, anchor != nil { pausedAt = MonotonicClock.now() }
-                _ = wakeup.wait(timeout: nil)
+                _ = control.wakeup.wait(timeout: nil)
                 continue
             }
             let now = MonotonicClock.now()
@@ -78,7 +60,7 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
             if anchor == nil { anchor = now }
             let due = anchor! + (samples[index].time - samples[0].time) / speed
             if due > now {
-                _ = wakeup.wait(timeout: due - now)
+                _ = control.wakeup.wait(timeout: due - now)
                 continue
             }
             continuation.yield(.sample(SensorSample(time: due, reading: samples[index].reading)))
@@ -100,8 +82,7 @@ public final class StandardInputSource: AccelerometerSource, @unchecked Sendable
     public let events: AsyncStream<SensorEvent>
     private let continuation: AsyncStream<SensorEvent>.Continuation
     private let input: Int32
-    private let wakeup = Wakeup()
-    private let state = Mutex((sampling: false, shutDown: false))
+    private let control = SamplingSwitch()
     private var thread: WorkerThread?
 
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
@@ -115,23 +96,11 @@ public final class StandardInputSource: AccelerometerSource, @unchecked Sendable
 
     deinit { shutdown() }
 
-    public func startSampling() {
-        state.withLock { $0.sampling = true }
-        wakeup.signal()
-    }
-
-    public func stopSampling() {
-        state.withLock { $0.sampling = false }
-        wakeup.signal()
-    }
+    public func startSampling() { control.set(sampling: true) }
+    public func stopSampling() { control.set(sampling: false) }
 
     public func shutdown() {
-        let first = state.withLock { state in
-            defer { state.shutDown = true }
-            return !state.shutDown
-        }
-        guard first else { return }
-        wakeup.signal()
+        guard control.shutDown() else { return }
         thread?.join()
         thread = nil
         continuation.finish()
@@ -144,14 +113,14 @@ public final class StandardInputSource: AccelerometerSource, @unchecked Sendable
         var faults = FaultTracker()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let (sampling, shutDown) = state.withLock { ($0.sampling, $0.shutDown) }
+            let (sampling, shutDown) = control.state
             if shutDown { return }
             // While not sampling, input is left unread: the writer waits instead of samples piling up.
             guard sampling else {
-                _ = wakeup.wait(timeout: nil)
+                _ = control.wakeup.wait(timeout: nil)
                 continue
             }
-            guard wakeup.wait(timeout: nil, other: input) == .readable else { continue }
+            guard control.wakeup.wait(timeout: nil, other: input) == .readable else { continue }
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -186,6 +155,30 @@ public final class StandardInputSource: AccelerometerSource, @unchecked Sendable
                 continuation.yield(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
             }
         }
+    }
+}
+
+/// The start/stop/shutdown switch a source's worker thread obeys: two flags under a lock, and a
+/// wakeup that interrupts the worker's wait whenever they change.
+final class SamplingSwitch: Sendable {
+    private let flags = Mutex((sampling: false, shutDown: false))
+    let wakeup = Wakeup()
+
+    var state: (sampling: Bool, shutDown: Bool) { flags.withLock { $0 } }
+
+    func set(sampling: Bool) {
+        flags.withLock { $0.sampling = sampling }
+        wakeup.signal()
+    }
+
+    /// Sets the shutdown flag; true the first time only.
+    func shutDown() -> Bool {
+        let first = flags.withLock { flags in
+            defer { flags.shutDown = true }
+            return !flags.shutDown
+        }
+        if first { wakeup.signal() }
+        return first
     }
 }
 
