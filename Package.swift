@@ -7,9 +7,14 @@ let package = Package(
     products: [
         .library(name: "OrientationCore", targets: ["OrientationCore"]),
         .executable(name: "orientd", targets: ["orientd"]),
+        .executable(name: "orientctl", targets: ["orientctl"]),
+        .library(name: "OrientationClient", targets: ["OrientationClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         /// Pure values and state machines: orientation types, mount matrix, detector, resolver.
@@ -23,13 +28,41 @@ let package = Package(
         .systemLibrary(name: "CLibUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         /// The only importer of libiio and libudev: discovery, hotplug, polling and buffered capture.
         .target(name: "SensorIO", dependencies: ["CLibIIO", "CLibUdev", "SensorCore", "OrientationCore"]),
+        /// The wire protocol v1: messages, their JSON, line framing (docs/protocol.md).
+        .target(name: "OrientationProtocol", dependencies: [
+            "OrientationCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        /// The daemon: hub (state, claims, sessions), socket server, authorization, services.
+        .target(name: "OrientationDaemon", dependencies: [
+            "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        /// The Swift client library apps link (and orientctl uses).
+        .target(name: "OrientationClient", dependencies: [
+            "OrientationCore", "OrientationProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .executableTarget(
+            name: "orientctl",
+            dependencies: [
+                "OrientationClient", "OrientationProtocol", "OrientationCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         /// The corpus metrics of `../shared/corpus/score.py`, for tests and `make bench`.
         .target(name: "CorpusScoring", dependencies: ["OrientationCore"]),
         .executableTarget(
             name: "orientd",
             dependencies: [
-                "OrientationCore", "SensorCore", "SensorIO",
+                "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

@@ -3,4 +3,6 @@
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+/* struct ucred for SO_PEERCRED */
 #include <sys/eventfd.h>
+#include <sys/socket.h>

@@ -41,6 +41,11 @@ public enum JSONValue: Sendable, Hashable {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
+    /// Parses a complete JSON text given as bytes.
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        try parse(Data(bytes))
+    }
+
     /// The value of `key` in an object; nil when absent or not an object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

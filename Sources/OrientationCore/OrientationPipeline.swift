@@ -4,8 +4,8 @@
 /// Every source goes through this one type (real sensors, trace replay, stdin), so `orientd replay`
 /// and the tests exercise exactly what the daemon runs.
 public struct OrientationPipeline: Sendable {
-    /// Sensor axes → display axes (`device = M · raw`).
-    public let mountMatrix: MountMatrix
+    /// Sensor axes → display axes (`device = M · raw`); replaced when another sensor is used.
+    public var mountMatrix: MountMatrix
     public private(set) var detector: OrientationDetector
 
     public init(mountMatrix: MountMatrix = .identity, configuration: DetectorConfiguration = DetectorConfiguration()) {

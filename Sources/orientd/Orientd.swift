@@ -22,7 +22,8 @@ struct Orientd: AsyncParsableCommand {
             (0, -9.81, 0).
             """,
         version: orientdVersion,
-        subcommands: [ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self]
+        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self],
+        defaultSubcommand: ServeCommand.self
     )
 
     /// Ignores SIGPIPE before anything runs: a peer that goes away (iiod, a client, a pipe reader)

@@ -1,0 +1,171 @@
+import NIOCore
+import OrientationCore
+import OrientationProtocol
+import SensorCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is on the other end of a connection (SO_PEERCRED).
+public struct PeerCredentials: Sendable, Hashable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+}
+
+/// One client: its subscriptions and claims, its resolver session, and its outbound queue.
+///
+/// Lives on the hub's event loop. Replies are always written; while the client does not read
+/// (the channel is not writable) its events are coalesced to the newest per topic, reading its
+/// requests pauses, and after `stallTimeout` it is disconnected, so it can neither delay others nor
+/// make the daemon's memory grow.
+final class Connection {
+    let channel: any Channel
+    unowned let hub: OrientationHub
+    let credentials: PeerCredentials?
+    let isPrivileged: Bool
+    /// Nested subscriptions per topic (each subscribe adds one, each unsubscribe removes one).
+    var topicCounts: [String: Int] = [:]
+    var session: InterfaceOrientationResolver?
+    private var sessionSeq = 0
+    private var skipped: [(topic: String, event: JSONValue)] = []
+    private var stallTask: Scheduled<Void>?
+    private var closed = false
+
+    init(channel: any Channel, hub: OrientationHub, credentials: PeerCredentials?, isPrivileged: Bool) {
+        self.channel = channel
+        self.hub = hub
+        self.credentials = credentials
+        self.isPrivileged = isPrivileged
+    }
+
+    /// Claims held: subscriptions to device and interface count, nestably.
+    var claimCount: Int { OrientationProtocol.claimingTopics.reduce(0) { $0 + (topicCounts[$1] ?? 0) } }
+    var subscribedTopics: [String] { OrientationProtocol.topics.filter { topicCounts[$0] != nil } }
+    func isSubscribed(to topic: String) -> Bool { topicCounts[topic] != nil }
+
+    // MARK: - Output
+
+    /// Writes a message (hello, reply, goodbye) whatever the writability.
+    func send(_ message: JSONValue) {
+        guard !closed else { return }
+        var buffer = channel.allocator.buffer(capacity: 256)
+        buffer.writeString(message.serialized)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Writes an event, or keeps only the newest per topic while the client is not reading.
+    func sendEvent(_ event: JSONValue, topic: String) {
+        guard !closed else { return }
+        if channel.isWritable, skipped.isEmpty {
+            send(event)
+            return
+        }
+        skipped.removeAll { $0.topic == topic }
+        skipped.append((topic, event))
+        startStallTimer()
+    }
+
+    func writabilityChanged() {
+        guard !closed else { return }
+        if channel.isWritable {
+            stallTask?.cancel()
+            stallTask = nil
+            let pending = skipped
+            skipped.removeAll()
+            for (_, event) in pending { send(event) }
+            channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            channel.read()
+        } else {
+            channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            startStallTimer()
+        }
+    }
+
+    private func startStallTimer() {
+        guard stallTask == nil else { return }
+        stallTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(hub.configuration.stallTimeout * 1e9))) { [weak self] in
+            guard let self, !channel.isWritable || !skipped.isEmpty else { return }
+            hub.logger.warning("client stalled: disconnecting", metadata: [
+                "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(hub.configuration.stallTimeout)",
+            ])
+            close()
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        stallTask?.cancel()
+        channel.close(promise: nil)
+    }
+
+    // MARK: - Session
+
+    static func sessionFields(_ state: ResolverState) -> [(key: String, value: JSONValue)] {
+        [("interface", .string(state.interface.rawValue)), ("effectiveDevice", .string(state.effectiveDevice.rawValue)),
+         ("decider", .string(state.decider.id))]
+    }
+
+    /// A device or lock change reaches the session; its interface change goes to this client only.
+    func applyToSession(_ action: ResolverAction) {
+        guard session != nil else { return }
+        let outcome = session!.apply(action)
+        if let change = outcome.interfaceChange { sendSessionEvent(change) }
+        if let error = outcome.error {
+            send(ServerMessage.event(topic: "session", seq: hub.seq, time: MonotonicClock.now(), state: hub.state,
+                                     fields: [("error", ProtocolError(error.code.rawValue, "\(action.name) rejected", reason: error.reason.rawValue).json)]))
+        }
+    }
+
+    private func sendSessionEvent(_ change: InterfaceOrientationChange) {
+        sessionSeq += 1
+        let event = ServerMessage.event(topic: "session", seq: hub.seq, time: MonotonicClock.now(), state: hub.state,
+                                        fields: [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields)
+        sendEvent(event, topic: "session")
+    }
+
+    /// The `scene.*` ops: resolver.md §1 actions (not deviceOrientation and setLock, which belong to
+    /// the daemon) applied to this connection's session.
+    static let sceneActions: [String: String] = [
+        "scene.present": "present", "scene.dismiss": "dismiss", "scene.push": "push", "scene.pop": "pop",
+        "scene.selectTab": "selectTab", "scene.update": "updateScene", "scene.setWindowMask": "setWindowMask",
+        "scene.attemptRotation": "attemptRotation", "scene.forceRotation": "forceRotation",
+        "scene.requestGeometryUpdate": "requestGeometryUpdate", "scene.updateSupportedOrientations": "updateSupportedOrientations",
+        "scene.launch": "launch", "scene.beginDeviceNotifications": "beginDeviceNotifications",
+        "scene.endDeviceNotifications": "endDeviceNotifications",
+    ]
+
+    func performSceneOp(_ request: Request) throws -> [(key: String, value: JSONValue)] {
+        guard let type = Self.sceneActions[request.op] else { throw ProtocolError.unknownOperation(request.op) }
+        guard session != nil else { throw ProtocolError("no-session", "\(request.op) needs a session; session.open first") }
+        guard case .object(let members) = request.body.value else { throw ProtocolError.badRequest("the request is not an object") }
+        let actionObject = JSONValue.object([("type", .string(type))] + members.filter { $0.key != "id" && $0.key != "op" && $0.key != "type" })
+        let action = try ResolverJSON.action(JSONReader(actionObject))
+        switch action {
+        case .push(let node, _), .present(let node, _):
+            if Self.nodeCount(session!.state) + Self.nodeCount(node) > hub.configuration.maximumSessionNodes {
+                throw ProtocolError("limit-exceeded", "a session holds at most \(hub.configuration.maximumSessionNodes) nodes")
+            }
+        default:
+            break
+        }
+        let outcome = session!.apply(action)
+        if let error = outcome.error {
+            throw ProtocolError(error.code.rawValue, "\(type) rejected: \(error.reason.rawValue)", reason: error.reason.rawValue)
+        }
+        if let change = outcome.interfaceChange { sendSessionEvent(change) }
+        return Self.sessionFields(session!.state) + [("change", outcome.interfaceChange.map { ResolverJSON.json($0, complete: true) } ?? .null)]
+    }
+
+    func checkSessionSize(_ state: ResolverState) throws {
+        if Self.nodeCount(state) > hub.configuration.maximumSessionNodes {
+            throw ProtocolError("limit-exceeded", "a session holds at most \(hub.configuration.maximumSessionNodes) nodes")
+        }
+    }
+
+    static func nodeCount(_ node: PresentationNode) -> Int { 1 + node.children.map(nodeCount).reduce(0, +) }
+    static func nodeCount(_ state: ResolverState) -> Int { nodeCount(state.root) + state.presented.map { nodeCount($0.node) }.reduce(0, +) }
+}

@@ -1,0 +1,320 @@
+import Logging
+import NIOCore
+import OrientationCore
+import OrientationProtocol
+import SensorCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's state and every decision about it: the detection pipeline fed by the sensor, the
+/// system resolver session, claims on the sensor, subscriptions, per-connection sessions and the
+/// sequence numbers clients see.
+///
+/// Confined to one event loop (the one all connections run on), so it needs no locks and events go
+/// out in the order they happen.
+public final class OrientationHub: @unchecked Sendable {
+    public let eventLoop: any EventLoop
+    let configuration: DaemonConfiguration
+    let serverName: String
+    let logger: Logger
+    private let source: any AccelerometerSource
+
+    private(set) var state: DaemonState
+    private(set) var seq = 0
+    private var pipeline: OrientationPipeline
+    private var systemSession: InterfaceOrientationResolver
+    private var connections: [ObjectIdentifier: Connection] = [:]
+    private var claims = 0
+    private var sampling = false
+    private var lingerTask: Scheduled<Void>?
+    private var silenceTask: RepeatedTask?
+    private var sensorPresent = false
+    private var activeFaults: Set<SensorFault.Kind> = []
+
+    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.configuration = configuration
+        self.source = source
+        self.serverName = serverName
+        self.logger = logger
+        pipeline = OrientationPipeline(configuration: configuration.detector)
+        systemSession = Self.makeSystemSession(configuration)
+        state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart)
+        let launched = systemSession.apply(.launch)
+        state.interface = systemSession.state.interface
+        if let error = launched.error { logger.error("system session cannot start", metadata: ["error": "\(error)"]) }
+    }
+
+    /// The system session: one scene supporting the configured orientations, following the device.
+    static func makeSystemSession(_ configuration: DaemonConfiguration) -> InterfaceOrientationResolver {
+        InterfaceOrientationResolver(state: ResolverState(
+            profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
+            lock: configuration.lockedAtStart, physicalDevice: .unknown, interface: .unknown,
+            root: .scene("system", supported: configuration.supportedOrientations)))
+    }
+
+    var connectionCount: Int { connections.count }
+
+    // MARK: - Connections
+
+    func add(_ connection: Connection) {
+        eventLoop.preconditionInEventLoop()
+        connections[ObjectIdentifier(connection)] = connection
+        connection.send(ServerMessage.hello(server: serverName, state: state, seq: seq))
+    }
+
+    func remove(_ connection: Connection) {
+        eventLoop.preconditionInEventLoop()
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        let held = connection.claimCount
+        connection.topicCounts.removeAll()
+        if held > 0 { release(held) }
+    }
+
+    /// Says goodbye to every client and closes them (graceful shutdown).
+    func closeAll(reason: String) {
+        eventLoop.preconditionInEventLoop()
+        for connection in connections.values {
+            connection.send(ServerMessage.goodbye(reason: reason))
+            connection.close()
+        }
+        connections.removeAll()
+        silenceTask?.cancel()
+        lingerTask?.cancel()
+    }
+
+    // MARK: - Claims
+
+    private func claim(_ count: Int) {
+        claims += count
+        lingerTask?.cancel()
+        lingerTask = nil
+        if !sampling, claims > 0 {
+            sampling = true
+            source.startSampling()
+            logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(claims)"])
+            silenceTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] _ in
+                self?.checkSilence()
+            }
+            updateSensorStatus()
+        }
+    }
+
+    private func release(_ count: Int) {
+        claims = max(0, claims - count)
+        guard claims == 0, sampling, lingerTask == nil else { return }
+        lingerTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(configuration.claimLinger * 1e9))) { [weak self] in
+            guard let self, claims == 0 else { return }
+            lingerTask = nil
+            sampling = false
+            source.stopSampling()
+            silenceTask?.cancel()
+            silenceTask = nil
+            logger.info("no claims left: sampling stops")
+            updateSensorStatus()
+        }
+    }
+
+    /// The sensor has been silent for the detector's timeout: the orientation becomes unknown.
+    private func checkSilence() {
+        if let change = pipeline.advance(to: MonotonicClock.now()) { deviceChanged(change) }
+    }
+
+    // MARK: - Sensor events
+
+    func handle(_ event: SensorEvent) {
+        eventLoop.preconditionInEventLoop()
+        switch event {
+        case .available(let description):
+            if !sensorPresent || state.sensorName != description.identifier {
+                logger.info("sensor available", metadata: [
+                    "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                    "sensor.mode": "\(description.acquisition?.rawValue ?? "mock")",
+                    "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                    "sensor.selection": "\(description.selection ?? "")",
+                ])
+            }
+            for problem in description.mountMatrixProblems { logger.warning("\(problem)") }
+            sensorPresent = true
+            state.sensorName = description.identifier
+            pipeline.mountMatrix = description.mountMatrix
+            updateSensorStatus()
+        case .unavailable(let reason):
+            logger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
+            sensorPresent = false
+            activeFaults.removeAll()
+            state.sensorName = nil
+            resetPipeline()
+            updateSensorStatus()
+        case .sample(let sample):
+            if let change = pipeline.process(time: sample.time, reading: sample.reading) { deviceChanged(change) }
+        case .fault(let fault):
+            logger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            if fault.kind != .stuck { activeFaults.insert(fault.kind) }
+            updateSensorStatus()
+        case .recovered(let kind, let device):
+            logger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+            activeFaults.remove(kind)
+            updateSensorStatus()
+        case .ended:
+            logger.info("sensor input ended")
+            sensorPresent = false
+            state.sensorName = nil
+            resetPipeline()
+            updateSensorStatus()
+        }
+    }
+
+    /// A new sensor starts from scratch: the orientation is unknown until it decides again.
+    private func resetPipeline() {
+        let matrix = pipeline.mountMatrix
+        pipeline = OrientationPipeline(mountMatrix: matrix, configuration: configuration.detector)
+        if state.device != .unknown {
+            deviceChanged(OrientationChange(time: MonotonicClock.now(), from: state.device, to: .unknown))
+        }
+    }
+
+    private func updateSensorStatus() {
+        let status: SensorStatus = !sensorPresent ? .absent : !activeFaults.isEmpty ? .failed : sampling ? .active : .idle
+        guard status != state.sensor else { return }
+        let from = state.sensor
+        state.sensor = status
+        publish(topic: "sensor", fields: [("from", .string(from.rawValue)), ("to", .string(status.rawValue))])
+    }
+
+    // MARK: - Orientation changes
+
+    private func deviceChanged(_ change: OrientationChange) {
+        let from = state.device
+        state.device = change.to
+        publish(topic: "device", fields: [("from", .string(from.rawValue)), ("to", .string(change.to.rawValue))])
+        applyToSystemSession(.deviceOrientation(change.to))
+        for connection in connections.values { connection.applyToSession(.deviceOrientation(change.to)) }
+    }
+
+    private func applyToSystemSession(_ action: ResolverAction) {
+        let outcome = systemSession.apply(action)
+        if let error = outcome.error {
+            logger.warning("system session rejected \(action.name)", metadata: ["error": "\(error)"])
+        }
+        if let change = outcome.interfaceChange {
+            state.interface = change.to
+            publish(topic: "interface", fields: change.protocolFields)
+        }
+    }
+
+    /// One change of the daemon's state: `seq` grows by one and every subscriber of `topic` hears it.
+    private func publish(topic: String, fields: [(key: String, value: JSONValue)]) {
+        seq += 1
+        let event = ServerMessage.event(topic: topic, seq: seq, time: MonotonicClock.now(), state: state, fields: fields)
+        for connection in connections.values where connection.isSubscribed(to: topic) {
+            connection.sendEvent(event, topic: topic)
+        }
+    }
+
+    // MARK: - Requests
+
+    func handle(_ request: Request, from connection: Connection) {
+        eventLoop.preconditionInEventLoop()
+        do {
+            let fields = try perform(request, from: connection)
+            connection.send(ServerMessage.reply(id: request.id, fields: fields))
+        } catch let error as ProtocolError {
+            connection.send(ServerMessage.reply(id: request.id, error: error))
+        } catch let error as JSONFieldError {
+            connection.send(ServerMessage.reply(id: request.id, error: .badRequest("\(error.path): \(error.problem)")))
+        } catch {
+            connection.send(ServerMessage.reply(id: request.id, error: ProtocolError("internal-error", "\(error)")))
+        }
+    }
+
+    private func perform(_ request: Request, from connection: Connection) throws -> [(key: String, value: JSONValue)] {
+        let body = request.body
+        switch request.op {
+        case "get":
+            return [("seq", .number(Double(seq))), ("state", state.json)]
+
+        case "subscribe", "unsubscribe":
+            let topics = try body.required("topics").array().map { element throws(JSONFieldError) -> String in
+                let topic = try element.string()
+                guard OrientationProtocol.topics.contains(topic) else {
+                    throw element.fail("unknown topic \"\(topic)\" (topics: \(OrientationProtocol.topics.joined(separator: ", ")))")
+                }
+                return topic
+            }
+            let before = connection.claimCount
+            if request.op == "subscribe" {
+                for topic in topics { connection.topicCounts[topic, default: 0] += 1 }
+            } else {
+                for topic in topics where connection.topicCounts[topic] != nil {
+                    connection.topicCounts[topic]! -= 1
+                    if connection.topicCounts[topic] == 0 { connection.topicCounts[topic] = nil }
+                }
+            }
+            let after = connection.claimCount
+            if after > before { claim(after - before) } else if after < before { release(before - after) }
+            return [("topics", .array(connection.subscribedTopics.map { .string($0) })), ("seq", .number(Double(seq))), ("state", state.json)]
+
+        case "lock":
+            try requirePrivilege(connection)
+            let on = try body.required("on").bool()
+            if on != state.locked {
+                state.locked = on
+                publish(topic: "lock", fields: [("locked", .bool(on))])
+                applyToSystemSession(.setLock(on))
+                for other in connections.values { other.applyToSession(.setLock(on)) }
+            }
+            return [("state", state.json)]
+
+        case "system.setSupportedOrientations":
+            try requirePrivilege(connection)
+            let mask = try ResolverJSON.mask(try body.required("mask"))
+            guard !mask.isEmpty else { throw body.fail("mask must not be empty") }
+            _ = systemSession.apply(.updateScene(id: "system", supported: .set(mask)))
+            applyToSystemSession(.updateSupportedOrientations)
+            return [("state", state.json)]
+
+        case "session.open":
+            guard connection.session == nil else { throw ProtocolError("session-exists", "this connection already has a session; session.close first") }
+            var initial = try body.optional("initial").map { try ResolverJSON.state($0) } ?? ResolverState(
+                idiom: configuration.idiom, physicalDevice: .unknown, interface: .unknown, root: .scene("root"))
+            try connection.checkSessionSize(initial)
+            initial.physicalDevice = state.device  // the session follows the daemon's device orientation
+            if state.locked != initial.lock {
+                initial.lock = state.locked
+                if state.locked { initial.lockPin = initial.idiom == .phone ? .portrait : (initial.interface.deviceOrientation ?? .portrait) }
+            }
+            var session = InterfaceOrientationResolver(state: initial)
+            var launchChange: InterfaceOrientationChange?
+            if initial.interface == .unknown {
+                let outcome = session.apply(.launch)
+                if let error = outcome.error { throw ProtocolError(error.code.rawValue, "the session cannot start: \(error.reason.rawValue)", reason: error.reason.rawValue) }
+                launchChange = outcome.interfaceChange
+            }
+            connection.session = session
+            return Connection.sessionFields(session.state) + [("change", launchChange.map { ResolverJSON.json($0, complete: true) } ?? .null)]
+
+        case "session.close":
+            guard connection.session != nil else { throw ProtocolError("no-session", "this connection has no session") }
+            connection.session = nil
+            return []
+
+        case "session.get":
+            guard let session = connection.session else { throw ProtocolError("no-session", "this connection has no session; session.open first") }
+            return Connection.sessionFields(session.state)
+
+        default:
+            if request.op.hasPrefix("scene.") { return try connection.performSceneOp(request) }
+            throw ProtocolError.unknownOperation(request.op)
+        }
+    }
+
+    private func requirePrivilege(_ connection: Connection) throws {
+        guard connection.isPrivileged else {
+            logger.notice("privileged op refused", metadata: ["peer.uid": "\(connection.credentials?.uid.description ?? "?")"])
+            throw ProtocolError.permissionDenied
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import OrientationClient
+import OrientationCore
+import OrientationProtocol
+
+@main
+struct Orientctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orientctl",
+        abstract: "Ask orientd how the device is held, watch it change, lock rotation, or act on every change.",
+        discussion: """
+            orientctl talks to orientd on its socket (--socket, else $ORIENTD_SOCKET, else \
+            /run/orientd/orientd.sock).
+
+            Exit status: 0 success, 1 `wait` timed out, 64 bad options, 69 orientd is not reachable, \
+            77 permission denied, 76 the daemon refused the request.
+            """,
+        subcommands: [Get.self, Monitor.self, Wait.self, Lock.self, Follow.self]
+    )
+
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("orientd's socket (default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
+    var socket: String?
+
+    var path: String { socket ?? OrientationClient.defaultSocketPath(environment: ProcessInfo.processInfo.environment) }
+
+    /// Connects, or exits 69 with a message a person can act on.
+    func connect() async throws -> OrientationClient {
+        do {
+            return try await OrientationClient.connect(path: path)
+        } catch {
+            complain("\(error) — is orientd running? (systemctl status orientd)")
+            throw ExitCode(69)
+        }
+    }
+}
+
+func complain(_ message: String) {
+    FileHandle.standardError.write(Data("orientctl: \(message)\n".utf8))
+}
+
+/// Turns a daemon rejection into the right exit status.
+func rejection(_ error: any Error) -> ExitCode {
+    if case OrientationClientError.rejected(let protocolError) = error {
+        complain(protocolError.message.isEmpty ? protocolError.code : "\(protocolError.code): \(protocolError.message)")
+        return ExitCode(protocolError.code == "permission-denied" ? 77 : 76)
+    }
+    complain("\(error)")
+    return ExitCode(69)
+}
+
+func describe(_ state: DaemonState) -> String {
+    "device: \(state.device)\ninterface: \(state.interface)\nsensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")\nlocked: \(state.locked ? "yes" : "no")"
+}
+
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the current state (device and interface orientation, sensor, lock).")
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Print the state as one JSON object.") var json = false
+
+    func run() async throws {
+        let client = try await connection.connect()
+        do {
+            let state = try await client.state()
+            print(json ? state.json.serialized : describe(state))
+        } catch {
+            throw rejection(error)
+        }
+        await client.close()
+    }
+}
+
+struct Monitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print one line per change until interrupted.",
+        discussion: "Subscribing keeps the sensor sampling. Lines: `SEQ TOPIC FROM -> TO`; with --json the daemon's event objects.")
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Print the daemon's events as JSON lines.") var json = false
+    @Option(help: ArgumentHelp("Topics to follow, comma-separated.", valueName: "topics")) var topics = "device,interface,sensor,lock"
+
+    func run() async throws {
+        let client = try await connection.connect()
+        let state: DaemonState
+        do {
+            state = try await client.subscribe(topics.split(separator: ",").map(String.init))
+        } catch {
+            throw rejection(error)
+        }
+        if !json { print(describe(state).replacingOccurrences(of: "\n", with: ", ")) }
+        fflush(nil)
+        for await event in client.events {
+            if event.topic == "goodbye" {
+                complain("orientd said goodbye: \(event.message["reason"].map { "\($0)" } ?? "")")
+                throw ExitCode(69)
+            }
+            if json {
+                print(event.message.serialized)
+            } else {
+                let change = event.topic == "lock" ? "locked=\(event.message["locked"] == .bool(true))" : "\(event.from ?? "?") -> \(event.to ?? "?")"
+                print("\(event.seq) \(event.topic) \(change)")
+            }
+            fflush(nil)
+        }
+        complain("orientd closed the connection")
+        throw ExitCode(69)
+    }
+}
+
+struct Wait: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wait until the device (or, with --interface, the interface) is in ORIENTATION.",
+        discussion: "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown.") var orientation: String
+    @Flag(help: "Wait for the interface orientation instead of the device orientation.") var interface = false
+    @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds")) var timeout: Double?
+
+    func validate() throws {
+        if interface {
+            guard InterfaceOrientation(rawValue: orientation) != nil else { throw ValidationError("\"\(orientation)\" is not an interface orientation") }
+        } else {
+            guard DeviceOrientation(rawValue: orientation) != nil else { throw ValidationError("\"\(orientation)\" is not a device orientation") }
+        }
+        if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be ≥ 0") }
+    }
+
+    func run() async throws {
+        let client = try await connection.connect()
+        let topic = interface ? "interface" : "device"
+        func reached(_ state: DaemonState?) -> Bool {
+            guard let state else { return false }
+            return interface ? state.interface.rawValue == orientation : state.device.rawValue == orientation
+        }
+        let state: DaemonState
+        do {
+            state = try await client.subscribe([topic])
+        } catch {
+            throw rejection(error)
+        }
+        if reached(state) { return }
+        let timer = timeout.map { seconds in Task { try? await Task.sleep(for: .seconds(seconds)); await client.close() } }
+        for await event in client.events where event.topic == topic && reached(event.state) {
+            timer?.cancel()
+            return
+        }
+        if timer != nil, !(timer!.isCancelled) {
+            complain("timed out waiting for \(topic) \(orientation)")
+            throw ExitCode(1)
+        }
+        throw ExitCode(69)
+    }
+}
+
+struct Lock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Engage or release the rotation lock (root or the control group).")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "on or off.") var setting: String
+
+    func validate() throws {
+        guard setting == "on" || setting == "off" else { throw ValidationError("expected on or off, got \"\(setting)\"") }
+    }
+
+    func run() async throws {
+        let client = try await connection.connect()
+        do {
+            try await client.lock(setting == "on")
+        } catch {
+            throw rejection(error)
+        }
+        await client.close()
+    }
+}
+
+struct Follow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command on every interface change (e.g. to rotate the output).",
+        discussion: """
+            The command is split into words like a shell would (quotes allowed) but never run by a \
+            shell: {interface}, {degrees}, {device}, {from} and {delta} are replaced inside the words, so \
+            whatever the values are they stay single arguments. It runs once at start for the current \
+            orientation and after every change; a failing command is reported and following goes on.
+
+            Example: orientctl follow --exec 'wlr-randr --output DSI-1 --transform {degrees}'
+            """)
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: ArgumentHelp("The command to run.", valueName: "command")) var exec: String
+
+    func validate() throws {
+        guard let words = try? CommandTemplate(exec).words, !words.isEmpty else { throw ValidationError("--exec: the command is empty or has an unterminated quote") }
+    }
+
+    func run() async throws {
+        let template = try CommandTemplate(exec)
+        let client = try await connection.connect()
+        let state: DaemonState
+        do {
+            state = try await client.subscribe(["interface"])
+        } catch {
+            throw rejection(error)
+        }
+        if state.interface != .unknown {
+            template.run(values: ["interface": state.interface.rawValue, "degrees": "\(state.interface.rotationDegrees ?? 0)",
+                                  "device": state.device.rawValue, "from": "", "delta": "0"])
+        }
+        for await event in client.events {
+            if event.topic == "goodbye" { break }
+            guard event.topic == "interface", let state = event.state else { continue }
+            func number(_ key: String) -> String { if case .number(let n)? = event.message[key] { String(Int(n)) } else { "" } }
+            template.run(values: ["interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
+                                  "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees")])
+        }
+        complain("orientd closed the connection")
+        throw ExitCode(69)
+    }
+}
+
+/// A command line split into words once, with `{name}` placeholders filled per run. No shell is
+/// involved, so a value can never become shell syntax or a second argument.
+struct CommandTemplate {
+    let words: [String]
+
+    init(_ text: String) throws {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" && quote != "'" {
+                escaped = true
+                inWord = true
+            } else if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        guard quote == nil, !escaped else { throw ValidationError("unterminated quote") }
+        if inWord { words.append(current) }
+        self.words = words
+    }
+
+    /// The arguments with every `{name}` replaced by its value.
+    func arguments(values: [String: String]) -> [String] {
+        words.map { word in
+            var result = word
+            for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
+            return result
+        }
+    }
+
+    /// Runs the command and waits; a failure is reported, not fatal.
+    func run(values: [String: String]) {
+        let arguments = arguments(values: values)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                complain("\(arguments.joined(separator: " ")) exited with status \(process.terminationStatus)")
+            }
+        } catch {
+            complain("cannot run \(arguments.first ?? ""): \(error.localizedDescription)")
+        }
+    }
+}
