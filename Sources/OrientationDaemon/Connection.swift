@@ -142,7 +142,13 @@ final class Connection {
         guard let type = Self.sceneActions[request.op] else { throw ProtocolError.unknownOperation(request.op) }
         guard session != nil else { throw ProtocolError("no-session", "\(request.op) needs a session; session.open first") }
         guard case .object(let members) = request.body.value else { throw ProtocolError.badRequest("the request is not an object") }
-        let actionObject = JSONValue.object([("type", .string(type))] + members.filter { $0.key != "id" && $0.key != "op" && $0.key != "type" })
+        // `id` is the request's; scene.update names its scene with `scene` (the action's `id`).
+        var fields = members.filter { $0.key != "id" && $0.key != "op" && $0.key != "type" && $0.key != "scene" }
+        if type == "updateScene" {
+            guard case .string(let scene)? = request.body.value["scene"] else { throw ProtocolError.badRequest("scene.update: missing field scene (the scene's id)") }
+            fields.append(("id", .string(scene)))
+        }
+        let actionObject = JSONValue.object([("type", .string(type))] + fields)
         let action = try ResolverJSON.action(JSONReader(actionObject))
         switch action {
         case .push(let node, _), .present(let node, _):

@@ -34,21 +34,38 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, serverName: serverName, logger: logger)
+        // Every source states at once whether it has a sensor; that first event is handled before
+        // the socket opens, so the first hello is already true (and readiness means something).
+        let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
+        let events = source.events
+        let feeder = Task {
+            var first = true
+            for await event in events {
+                loop.execute { hub.handle(event) }
+                if first {
+                    try? await loop.submit {}.get()
+                    firstEventSeen.yield()
+                    first = false
+                }
+            }
+            firstEventSeen.finish()
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(2))
+            firstEventSeen.finish()
+        }
+        for await _ in firstEvent { break }
+        timeout.cancel()
         let server: any Channel
         do {
             server = try await SocketServer.bind(hub: hub, configuration: configuration)
         } catch {
             source.shutdown()
+            await feeder.value
             try? await group.shutdownGracefully()
             throw error
         }
         logger.notice("listening", metadata: ["socket.path": "\(configuration.socketPath)", "server": "\(serverName)"])
-        let events = source.events
-        let feeder = Task {
-            for await event in events {
-                loop.execute { hub.handle(event) }
-            }
-        }
         onListening()
 
         try? await gracefulShutdown()

@@ -278,8 +278,10 @@ public final class OrientationHub: @unchecked Sendable {
 
         case "session.open":
             guard connection.session == nil else { throw ProtocolError("session-exists", "this connection already has a session; session.close first") }
-            var initial = try body.optional("initial").map { try ResolverJSON.state($0) } ?? ResolverState(
-                idiom: configuration.idiom, physicalDevice: .unknown, interface: .unknown, root: .scene("root"))
+            // With `initial` the session starts exactly there (interface unknown until scene.launch);
+            // without it, a default scene is launched at once.
+            let given = try body.optional("initial").map { try ResolverJSON.state($0) }
+            var initial = given ?? ResolverState(idiom: configuration.idiom, physicalDevice: .unknown, interface: .unknown, root: .scene("root"))
             try connection.checkSessionSize(initial)
             initial.physicalDevice = state.device  // the session follows the daemon's device orientation
             if state.locked != initial.lock {
@@ -288,7 +290,7 @@ public final class OrientationHub: @unchecked Sendable {
             }
             var session = InterfaceOrientationResolver(state: initial)
             var launchChange: InterfaceOrientationChange?
-            if initial.interface == .unknown {
+            if given == nil {
                 let outcome = session.apply(.launch)
                 if let error = outcome.error { throw ProtocolError(error.code.rawValue, "the session cannot start: \(error.reason.rawValue)", reason: error.reason.rawValue) }
                 launchChange = outcome.interfaceChange

@@ -1,0 +1,399 @@
+"""The daemon over its real socket: protocol v1, claims, sessions, permissions, hostile and slow
+clients, many clients, shutdown. Runs the real binary with the stdin mock sensor."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+from daemon import Client, Daemon
+from testbed import ORIENTD
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VECTORS = os.path.join(ROOT, "Tests", "Fixtures", "resolver", "resolver-vectors.json")
+SCENE_OPS = {"present": "scene.present", "dismiss": "scene.dismiss", "push": "scene.push", "pop": "scene.pop",
+             "selectTab": "scene.selectTab", "updateScene": "scene.update", "setWindowMask": "scene.setWindowMask",
+             "attemptRotation": "scene.attemptRotation", "forceRotation": "scene.forceRotation",
+             "requestGeometryUpdate": "scene.requestGeometryUpdate",
+             "updateSupportedOrientations": "scene.updateSupportedOrientations", "launch": "scene.launch",
+             "beginDeviceNotifications": "scene.beginDeviceNotifications",
+             "endDeviceNotifications": "scene.endDeviceNotifications"}
+
+
+class DaemonCase(unittest.TestCase):
+    daemon_args = ("--claim-linger", "0.2")
+
+    def setUp(self):
+        self.daemon = Daemon(*self.daemon_args)
+        self.addCleanup(self.stop_daemon)
+
+    def stop_daemon(self):
+        if self.daemon.process.poll() is None:
+            self.daemon.process.kill()
+            self.daemon.process.wait()
+
+    def device_to(self, client, name):
+        """Puts the daemon's device into a pose and waits for the client to hear it."""
+        if client.request("get")["state"]["device"] == name:
+            return
+        self.daemon.pose(name)
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == name)
+
+
+class Protocol(DaemonCase):
+    def test_hello_first_with_the_whole_state(self):
+        client = self.daemon.client()
+        hello = client.hello
+        self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
+        self.assertTrue(hello["server"].startswith("orientd "))
+        self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName"})
+        self.assertEqual(hello["state"]["device"], "unknown")
+        self.assertEqual(hello["state"]["sensor"], "idle")
+        self.assertEqual(client.request("get")["state"], hello["state"])
+
+    def test_events_in_order_and_seq_grows_by_one_per_change(self):
+        client = self.daemon.client()
+        client.request("subscribe", topics=["device", "interface", "sensor"])
+        self.daemon.pose("portrait")
+        self.daemon.pose("landscapeLeft")
+        seen = [client.next_event() for _ in range(4)]
+        # sensor idle->active, device unknown->portrait, device portrait->landscapeLeft, interface ->landscapeRight
+        self.assertEqual([(e["topic"], e.get("to")) for e in seen],
+                         [("sensor", "active"), ("device", "portrait"), ("device", "landscapeLeft"), ("interface", "landscapeRight")])
+        seqs = [e["seq"] for e in seen]
+        self.assertEqual(seqs, list(range(seqs[0], seqs[0] + 4)))
+        interface = seen[3]
+        self.assertEqual((interface["from"], interface["rotationDegrees"], interface["deltaDegrees"], interface["transform"]),
+                         ("portrait", 90, 90, [0, 1, -1, 0, 0, 0]))
+        self.assertEqual(interface["state"]["device"], "landscapeLeft")
+        self.assertEqual(interface["state"]["interface"], "landscapeRight")
+        self.assertGreater(seen[2]["time"], 0)
+
+    def test_claims_open_and_close_the_sensor_nestably(self):
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["sensor"])  # the sensor topic alone claims nothing
+        self.assertEqual(watcher.request("get")["state"]["sensor"], "idle")
+        a = self.daemon.client()
+        a.request("subscribe", topics=["device"])
+        watcher.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "active")
+        a.request("subscribe", topics=["device"])
+        a.request("unsubscribe", topics=["device"])  # one claim left
+        b = self.daemon.client()
+        b.request("subscribe", topics=["interface"])
+        b.close()  # a closed connection releases its claims
+        self.daemon.pose("portrait")
+        a.next_event(lambda e: e["topic"] == "device")  # still sampling
+        self.assertEqual(watcher.request("get")["state"]["sensor"], "active")
+        a.request("unsubscribe", topics=["device"])
+        watcher.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "idle", timeout=3)
+
+    def test_malformed_requests_get_errors_and_the_connection_stays(self):
+        client = self.daemon.client()
+        cases = [
+            (b"this is not json\n", None, "bad-request"),
+            (b"[1, 2]\n", None, "bad-request"),
+            (b'{"op": "get"}\n', None, "bad-request"),
+            (b'{"id": [1], "op": "get"}\n', None, "bad-request"),
+            (b'{"id": 7}\n', 7, "bad-request"),
+            (b'{"id": 8, "op": 3}\n', 8, "bad-request"),
+            (b'{"id": "x", "op": "explode"}\n', "x", "unknown-op"),
+            (b'{"id": 9, "op": "subscribe", "topics": "device"}\n', 9, "bad-request"),
+            (b'{"id": 10, "op": "subscribe", "topics": ["weather"]}\n', 10, "bad-request"),
+            (b'{"id": 11, "op": "lock"}\n', 11, "bad-request"),
+            (b'{"id": 12, "op": "scene.push", "node": {"kind": "scene", "id": "A"}}\n', 12, "no-session"),
+            (b'\xff\xfe{"id": 13}\n', None, "bad-request"),
+        ]
+        for raw, expected_id, code in cases:
+            with self.subTest(raw=raw):
+                client.send_raw(raw)
+                reply = client.receive()
+                self.assertEqual((reply["type"], reply["ok"], reply["id"], reply["error"]["code"]), ("reply", False, expected_id, code))
+                self.assertTrue(reply["error"]["message"])
+        self.assertIn("topics[0]", json.dumps(client.request("subscribe", topics=["weather"])))
+        self.assertTrue(client.request("get")["ok"])
+
+    def test_an_over_long_line_is_refused_and_closes_that_connection_only(self):
+        other = self.daemon.client()
+        client = self.daemon.client()
+        client.send_raw(b'{"id": 1, "op": "get", "pad": "' + b"x" * 70000 + b'"}\n')
+        reply = client.receive()
+        self.assertEqual(reply["error"]["code"], "line-too-long")
+        self.assertIsNone(client.receive())  # closed
+        self.assertTrue(other.request("get")["ok"])
+
+    def test_two_hundred_clients_at_once(self):
+        clients = [self.daemon.client() for _ in range(200)]
+        for client in clients:
+            client.request("subscribe", topics=["device"])
+        self.daemon.pose("landscapeRight")
+        for client in clients:
+            self.assertEqual(client.next_event(lambda e: e["topic"] == "device")["to"], "landscapeRight")
+
+
+class SlowClients(DaemonCase):
+    daemon_args = ("--claim-linger", "0.2", "--stall-timeout", "2")
+
+    def test_a_client_that_stops_reading_neither_delays_others_nor_stays_forever(self):
+        stalled = self.daemon.client()
+        stalled.request("subscribe", topics=["device", "interface"])
+        reader = self.daemon.client()
+        reader.request("subscribe", topics=["device", "interface"])
+        seqs = []
+
+        def read_everything():  # the healthy client reads all the time, on its own thread
+            while True:
+                event = reader.next_event(timeout=30)
+                seqs.append(event["seq"])
+                if event["topic"] == "device" and event["to"] == "faceUp":
+                    return
+
+        thread = threading.Thread(target=read_everything)
+        thread.start()
+        # Far more events than the stalled client's socket buffers hold, then a distinct last pose.
+        for k in range(1500):
+            self.daemon.pose("portrait" if k % 2 else "landscapeLeft", samples=4)
+        self.daemon.pose("faceUp")
+        thread.join(timeout=60)
+        self.assertFalse(thread.is_alive(), "the healthy client did not get the last change")
+        # The reader heard every change, each seq once and in order, while the other client stalled.
+        self.assertGreater(len(seqs), 2000)
+        self.assertEqual(seqs, list(range(seqs[0], seqs[0] + len(seqs))))
+        self.daemon.wait_for_log("client stalled: disconnecting", timeout=10)
+        received = 0
+        while stalled.receive(timeout=10) is not None:  # what was already sent, then EOF
+            received += 1
+        self.assertLess(received, len(seqs))
+
+    def test_a_client_that_reads_late_gets_the_newest_state_and_sees_the_skip(self):
+        late = self.daemon.client()
+        late.request("subscribe", topics=["device"])
+        reader = self.daemon.client()
+        reader.request("subscribe", topics=["device"])
+        for k in range(800):
+            self.daemon.pose("portrait" if k % 2 else "landscapeLeft", samples=4)
+        final = reader.next_event(lambda e: e["topic"] == "device" and e["seq"] >= 800 and e["to"] == "portrait", timeout=15)
+        seqs = []
+        while True:
+            event = late.next_event(lambda e: e["topic"] == "device", timeout=10)
+            seqs.append(event["seq"])
+            if event["seq"] >= final["seq"]:
+                break
+        self.assertEqual(seqs, sorted(seqs))
+        self.assertTrue(any(b - a > 1 for a, b in zip(seqs, seqs[1:])), "no skip was visible in seq")
+        self.assertEqual(event["state"]["device"], "portrait")
+
+
+class Sessions(DaemonCase):
+    def vectors(self):
+        with open(VECTORS) as handle:
+            vectors = json.load(handle)["vectors"]
+        usable = []
+        for vector in vectors:
+            devices = [vector["initial"]["deviceOrientation"]] + [s["action"]["value"] for s in vector["steps"] if s["action"]["type"] == "deviceOrientation"]
+            if "unknown" in devices or vector["initial"].get("lock") or any(s["action"]["type"] == "setLock" for s in vector["steps"]):
+                continue  # unknown needs 2 s of silence; the lock is the daemon's, tested below
+            usable.append(vector)
+        return usable
+
+    def test_a_session_per_connection_reproduces_the_resolver_vectors(self):
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["device"])
+        vectors = self.vectors()
+        self.assertGreaterEqual(len(vectors), 25)
+        for vector in vectors:
+            with self.subTest(vector=vector["id"]):
+                self.device_to(watcher, vector["initial"]["deviceOrientation"])
+                client = self.daemon.client()
+                opened = client.request("session.open", initial=vector["initial"])
+                self.assertTrue(opened["ok"], opened)
+                self.assertEqual(opened["interface"], vector["initial"]["interfaceOrientation"])
+                for index, step in enumerate(vector["steps"]):
+                    action, expect = step["action"], step["expect"]
+                    if action["type"] == "deviceOrientation":
+                        before = self.daemon_device(watcher)
+                        if action["value"] != before:
+                            self.daemon.pose(action["value"])
+                            watcher.next_event(lambda e: e["topic"] == "device" and e["to"] == action["value"])
+                        state = client.request("session.get")
+                        session_events = [e for e in client.events if e["topic"] == "session"]
+                        client.events.clear()
+                        events = [e for e in session_events if "from" in e]
+                        errors = [e["error"] for e in session_events if "error" in e]
+                        error = {"code": errors[0]["code"], "reason": errors[0]["reason"]} if errors else None
+                    else:
+                        fields = {("scene" if k == "id" else k): v for k, v in action.items() if k != "type"}
+                        reply = client.request(SCENE_OPS[action["type"]], **fields)
+                        client.events = [e for e in client.events if e["topic"] != "session"]
+                        state = reply if reply["ok"] else client.request("session.get")
+                        events = [reply["change"]] if reply["ok"] and reply["change"] else []
+                        error = None if reply["ok"] else {"code": reply["error"]["code"], "reason": reply["error"]["reason"]}
+                    actual = {"interface": state["interface"], "effectiveDevice": state["effectiveDevice"], "decider": state["decider"],
+                              "events": [{k: e[k] for k in ("from", "to", "rotationDegrees", "deltaDegrees", "transform")} for e in events],
+                              "error": error}
+                    self.assertEqual(actual, {k: expect[k] for k in actual}, f"step {index}: {action}")
+                client.close()
+
+    def daemon_device(self, watcher):
+        return watcher.request("get")["state"]["device"]
+
+    def test_session_events_go_to_their_connection_only_and_sessions_end_with_it(self):
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["device"])
+        self.device_to(watcher, "portrait")
+        a, b = self.daemon.client(), self.daemon.client()
+        a.request("session.open")
+        self.assertEqual(a.request("session.open")["error"]["code"], "session-exists")
+        self.daemon.pose("landscapeRight")
+        event = a.next_event(lambda e: e["topic"] == "session")
+        self.assertEqual((event["to"], event["cause"], event["sessionSeq"]), ("landscapeLeft", "deviceOrientation", 1))
+        self.assertFalse(any(e["topic"] == "session" for e in b.events))
+        self.assertEqual(b.request("session.get")["error"]["code"], "no-session")
+
+    def test_rejections_carry_the_resolver_error(self):
+        client = self.daemon.client()
+        client.request("session.open", initial={"deviceOrientation": "portrait", "interfaceOrientation": "portrait",
+                                                 "root": {"kind": "scene", "id": "A"}})
+        reply = client.request("scene.present", node={"kind": "scene", "id": "L", "supported": ["landscapeLeft"]})
+        self.assertEqual((reply["ok"], reply["error"]["code"], reply["error"]["reason"]),
+                         (False, "invalidInterfaceOrientation", "preferredNotSupported"))
+        reply = client.request("scene.requestGeometryUpdate", mask=[])
+        self.assertEqual(reply["error"]["code"], "geometryRequestUnsupported")
+        reply = client.request("scene.push", node={"kind": "scene"})
+        self.assertEqual(reply["error"]["code"], "bad-request")
+        self.assertIn("node.id", reply["error"]["message"])
+
+    def test_session_size_is_limited(self):
+        client = self.daemon.client()
+        client.request("session.open", initial={"deviceOrientation": "portrait", "interfaceOrientation": "portrait",
+                                                 "root": {"kind": "navigation", "id": "nav", "delegatesToChild": True,
+                                                          "stack": [{"kind": "scene", "id": "A"}]}})
+        big = {"kind": "navigation", "id": "n", "stack": [{"kind": "scene", "id": f"s{k}"} for k in range(300)]}
+        self.assertEqual(client.request("scene.push", node=big)["error"]["code"], "limit-exceeded")
+
+
+class Permissions(DaemonCase):
+    daemon_args = ("--control-group", "users")
+
+    def as_user(self, uid, gid, groups, op_json):
+        script = ("import socket,sys,json\ns=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1]);f=s.makefile('rw')\n"
+                  "f.readline();f.write(sys.argv[2]+'\\n');f.flush();print(f.readline())")
+        command = ["setpriv", f"--reuid={uid}", f"--regid={gid}"] + (["--groups", groups] if groups else ["--clear-groups"])
+        result = subprocess.run(command + [sys.executable, "-c", script, self.daemon.socket_path, json.dumps(op_json)],
+                                capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout)
+
+    def test_lock_needs_root_or_the_control_group(self):
+        users = subprocess.run(["getent", "group", "users"], capture_output=True, text=True).stdout.split(":")[2]
+        refused = self.as_user(65534, 65534, None, {"id": 1, "op": "lock", "on": True})
+        self.assertEqual(refused["error"]["code"], "permission-denied")
+        refused = self.as_user(65534, 65534, "12345", {"id": 1, "op": "lock", "on": True})  # another group
+        self.assertEqual(refused["error"]["code"], "permission-denied")
+        self.assertEqual(self.as_user(65534, 65534, None, {"id": 2, "op": "get"})["ok"], True)
+        allowed = self.as_user(65534, int(users), None, {"id": 3, "op": "lock", "on": True})  # the control group
+        self.assertTrue(allowed["ok"], allowed)
+        self.assertTrue(allowed["state"]["locked"])
+        refused = self.as_user(65534, 65534, None, {"id": 4, "op": "system.setSupportedOrientations", "mask": ["portrait"]})
+        self.assertEqual(refused["error"]["code"], "permission-denied")
+        root = self.daemon.client()
+        self.assertTrue(root.request("lock", on=False)["ok"])
+
+
+class Lifecycle(unittest.TestCase):
+    def test_sigterm_says_goodbye_to_every_client_and_removes_the_socket(self):
+        daemon = Daemon()
+        clients = [daemon.client() for _ in range(5)]
+        clients[0].request("subscribe", topics=["device"])
+        self.assertEqual(daemon.stop(), 0)
+        for client in clients:
+            message = client.receive()
+            while message and message["type"] != "goodbye":
+                message = client.receive()
+            self.assertEqual(message["type"], "goodbye")
+            self.assertIsNone(client.receive())
+        self.assertFalse(os.path.exists(daemon.socket_path))
+
+    def test_a_stale_socket_is_replaced_and_a_live_one_refused(self):
+        first = Daemon()
+        self.addCleanup(lambda: first.process.poll() is None and first.stop())
+        second = subprocess.run([ORIENTD, "serve", "--sensor", "stdin", "--socket", first.socket_path],
+                                capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        self.assertEqual(second.returncode, 71)
+        self.assertIn("another orientd is listening on " + first.socket_path, second.stderr)
+        first.process.kill()  # a crash: the socket file stays behind
+        first.process.wait()
+        self.assertTrue(os.path.exists(first.socket_path))
+        third = subprocess.Popen([ORIENTD, "serve", "--sensor", "stdin", "--socket", first.socket_path],
+                                 stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: (third.kill(), third.wait()))
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client = Client(first.socket_path)
+                break
+            except OSError:
+                self.assertLess(time.monotonic(), deadline, "the stale socket was not replaced")
+                time.sleep(0.05)  # the daemon's startup has no event we can wait on from here
+        self.assertEqual(client.hello["type"], "hello")
+
+    def test_socket_mode(self):
+        daemon = Daemon("--socket-mode", "0660")
+        self.addCleanup(daemon.stop)
+        self.assertEqual(os.stat(daemon.socket_path).st_mode & 0o777, 0o660)
+
+
+class Orientctl(DaemonCase):
+    ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
+
+    def orientctl(self, *args, timeout=10, user=None):
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
+        return subprocess.run(prefix + [self.ORIENTCTL, "--socket", self.daemon.socket_path, *args] if False else
+                              prefix + [self.ORIENTCTL, *args[:1], "--socket", self.daemon.socket_path, *args[1:]],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def test_get_wait_lock_and_follow(self):
+        result = self.orientctl("get", "--json")
+        self.assertEqual(json.loads(result.stdout)["device"], "unknown")
+        waiter = subprocess.Popen([self.ORIENTCTL, "wait", "--socket", self.daemon.socket_path, "landscapeLeft", "--timeout", "10"])
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["sensor"])
+        watcher.next_event(lambda e: e["to"] == "active")  # the waiter's claim started sampling
+        self.daemon.pose("landscapeLeft")
+        self.assertEqual(waiter.wait(timeout=10), 0)
+        self.assertEqual(self.orientctl("wait", "faceDown", "--timeout", "0.3").returncode, 1)
+        self.assertEqual(self.orientctl("lock", "on").returncode, 0)
+        denied = self.orientctl("lock", "off", user=True)
+        self.assertEqual(denied.returncode, 77)
+        self.assertIn("permission-denied", denied.stderr)
+        self.assertTrue(json.loads(self.orientctl("get", "--json").stdout)["locked"])
+
+    def test_follow_passes_values_as_arguments(self):
+        output = os.path.join(self.daemon.directory, "follow.txt")
+        follower = subprocess.Popen([self.ORIENTCTL, "follow", "--socket", self.daemon.socket_path, "--exec",
+                                     f"sh -c 'printf \"%s|%s\\n\" \"$1\" \"$2\" >> {output}' sh {{interface}} '{{degrees}} deg'"],
+                                    stderr=subprocess.PIPE)
+        self.addCleanup(lambda: (follower.kill(), follower.wait()))
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["interface"])
+        self.daemon.pose("portrait")
+        self.daemon.pose("landscapeRight")
+        watcher.next_event(lambda e: e["topic"] == "interface" and e["to"] == "landscapeLeft")
+        deadline = time.monotonic() + 5
+        while True:
+            lines = open(output).read().splitlines() if os.path.exists(output) else []
+            if "landscapeLeft|-90 deg" in lines or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)  # the follower writes a file; there is no event to wait on
+        self.assertIn("landscapeLeft|-90 deg", lines)
+
+    def test_no_daemon_is_a_friendly_error(self):
+        result = subprocess.run([self.ORIENTCTL, "get", "--socket", "/nonexistent/orientd.sock"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 69)
+        self.assertIn("is orientd running?", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
