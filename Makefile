@@ -4,6 +4,7 @@ SWIFT       ?= swift
 DEMO_TRACE  ?= Tests/Fixtures/corpus/public/mounted_rotated.csv
 DEMO_MATRIX ?= 0, -1, 0; -1, 0, 0; 0, 0, -1
 DEMO_SPEED  ?= 1
+DEMO_SOCKET ?= /tmp/orientd-demo.sock
 
 .PHONY: help deps build release test integration-test demo bench clean
 
@@ -22,6 +23,7 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product orientd
+	$(SWIFT) build -c release --product orientctl
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -33,11 +35,16 @@ integration-test: deps
 	scripts/run-integration-tests
 
 demo: release
-	@echo "orientd demo: replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time through the detection pipeline."
-	@echo "The board in this trace is mounted rotated; --mount-matrix \"$(DEMO_MATRIX)\" maps it to the display."
-	@echo "Each line is an orientation change: {\"t\": trace seconds, \"orientation\": DeviceOrientation}."
+	@echo "orientd demo: the daemon runs on the mock sensor replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time"
+	@echo "(a board mounted rotated: --mount-matrix \"$(DEMO_MATRIX)\"); orientctl monitor prints every change."
+	@echo "Lines: SEQ TOPIC FROM -> TO. The trace lasts about 33 s at 1x; Ctrl-C stops."
 	@echo
-	.build/release/orientd replay "$(DEMO_TRACE)" --mount-matrix "$(DEMO_MATRIX)" --speed $(DEMO_SPEED)
+	@rm -f $(DEMO_SOCKET)
+	@.build/release/orientd serve --sensor "replay:$(DEMO_TRACE)?speed=$(DEMO_SPEED)" --mount-matrix "$(DEMO_MATRIX)" \
+		--socket $(DEMO_SOCKET) --log-level warning & daemon=$$!; \
+	trap 'kill $$daemon 2>/dev/null; wait $$daemon 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq 50); do [ -S $(DEMO_SOCKET) ] && break; sleep 0.1; done; \
+	timeout $$(awk "BEGIN { print int(36 / $(DEMO_SPEED)) + 2 }") .build/release/orientctl monitor --socket $(DEMO_SOCKET) || true
 
 bench: deps
 	$(SWIFT) build -c release --product orientd-bench
