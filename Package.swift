@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         /// Pure values and state machines: orientation types, mount matrix, detector, resolver.
@@ -40,6 +41,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         /// The Swift client library apps link (and orientctl uses).
         .target(name: "OrientationClient", dependencies: [
@@ -71,6 +73,10 @@ let package = Package(
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),
+        .testTarget(name: "OrientationDaemonTests", dependencies: [
+            "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore",
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         .testTarget(
             name: "OrientdCLITests",
             dependencies: ["orientd", "OrientationCore", "CorpusScoring"]

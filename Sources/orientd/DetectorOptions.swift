@@ -12,9 +12,9 @@ struct DetectorOptions: ParsableArguments {
     )
     var overrides: [String] = []
 
-    /// The defaults with every override applied, validated.
-    func configuration() throws -> DetectorConfiguration {
-        var configuration = DetectorConfiguration()
+    /// `base` (the defaults, or the configuration file's values) with every override applied, validated.
+    func configuration(base: DetectorConfiguration = DetectorConfiguration()) throws -> DetectorConfiguration {
+        var configuration = base
         for override in overrides {
             guard let equals = override.firstIndex(of: "=") else {
                 throw ValidationError("--detector \"\(override)\": expected name=value")

@@ -22,7 +22,7 @@ struct Orientd: AsyncParsableCommand {
             (0, -9.81, 0).
             """,
         version: orientdVersion,
-        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self],
+        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self, CheckConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -397,3 +397,26 @@ class Orientctl(DaemonCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Configuration(unittest.TestCase):
+    def test_the_daemon_reads_its_configuration_file_and_options_override_it(self):
+        import tempfile
+        directory = tempfile.mkdtemp(prefix="orientd-config-")
+        config = os.path.join(directory, "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write('[session]\nidiom = "phone"\nsupported = ["landscape"]\n[socket]\nmode = "0640"\n')
+        daemon = Daemon("--config", config, "--socket-mode", "0600")
+        self.addCleanup(daemon.stop)
+        self.assertEqual(os.stat(daemon.socket_path).st_mode & 0o777, 0o600)  # the option wins
+        self.assertEqual(daemon.client().hello["state"]["interface"], "landscapeRight")  # landscape only: launched there
+
+    def test_an_invalid_configuration_stops_the_daemon_with_exit_78(self):
+        import tempfile
+        config = os.path.join(tempfile.mkdtemp(prefix="orientd-config-"), "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write("[clients]\nmax = 0\n")
+        result = subprocess.run([ORIENTD, "serve", "--config", config, "--socket", config + ".sock", "--sensor", "stdin"],
+                                capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 78)
+        self.assertIn(f"{config}:2: [clients] max: must be an integer > 0", result.stderr)
