@@ -1,8 +1,18 @@
-/* Linux interfaces Swift's Glibc module leaves out: eventfd and thread names. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+/* Linux interfaces Swift's Glibc module leaves out. They are declared here rather than reached with
+ * _GNU_SOURCE, which would change how other system headers (fd_set) look from this module and clash
+ * with the same headers seen through Dispatch. */
+#include <sys/types.h>
 #include <pthread.h>
-/* struct ucred for SO_PEERCRED */
-#include <sys/eventfd.h>
-#include <sys/socket.h>
+
+/* sys/eventfd.h; the flags are O_CLOEXEC and O_NONBLOCK. */
+int eventfd(unsigned int initval, int flags);
+
+/* pthread.h (GNU extension). */
+int pthread_setname_np(pthread_t thread, const char *name);
+
+/* struct ucred of sys/socket.h (GNU extension), filled by getsockopt(SO_PEERCRED). */
+struct orientd_peer_credentials {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};

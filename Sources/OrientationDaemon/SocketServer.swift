@@ -150,7 +150,7 @@ enum Authorization {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(SocketSetupError(description: "no socket options"))
         }
-        let future: EventLoopFuture<ucred> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
+        let future: EventLoopFuture<orientd_peer_credentials> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
         return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
 

@@ -56,7 +56,7 @@ public final class Wakeup: @unchecked Sendable {
     public let fileDescriptor: Int32
 
     public init() {
-        fileDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        fileDescriptor = eventfd(0, Int32(O_CLOEXEC | O_NONBLOCK))
         precondition(fileDescriptor >= 0, "eventfd failed: \(errno)")
     }
 
