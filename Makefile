@@ -6,13 +6,27 @@ DEMO_MATRIX ?= 0, -1, 0; -1, 0, 0; 0, 0, -1
 DEMO_SPEED  ?= 1
 DEMO_SOCKET ?= /tmp/orientd-demo.sock
 
-.PHONY: help deps build release test integration-test demo bench clean
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+DOCDIR      ?= $(PREFIX)/share/doc/orientd
+SYSCONFDIR  ?= /etc
+ORIENTD_BIN ?= .build/release/orientd
+ORIENTCTL_BIN ?= .build/release/orientctl
+
+.PHONY: help deps build release test integration-test demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
+	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
 	@echo "make build   debug build;  make release: release build;  make clean"
 
 deps:
@@ -49,6 +63,34 @@ demo: release
 bench: deps
 	$(SWIFT) build -c release --product orientd-bench
 	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --markdown docs/benchmarks.md
+
+install: release install-files
+	@echo "installed; enable with: systemd-sysusers; systemd-tmpfiles --create; udevadm control --reload; systemctl daemon-reload; systemctl enable --now orientd.socket"
+
+# The files only, from already built binaries (used by install and by the tests).
+install-files:
+	install -Dm755 $(ORIENTD_BIN) $(DESTDIR)$(BINDIR)/orientd
+	install -Dm755 $(ORIENTCTL_BIN) $(DESTDIR)$(BINDIR)/orientctl
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/bin/|$(BINDIR)/|g; s|/usr/local/share/doc/orientd/|$(DOCDIR)/|g' systemd/orientd.service > $(DESTDIR)$(UNITDIR)/orientd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/orientd.service
+	install -Dm644 systemd/orientd.socket $(DESTDIR)$(UNITDIR)/orientd.socket
+	install -Dm644 systemd/60-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules
+	install -Dm644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
+	install -Dm644 systemd/orientd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/orientd.conf
+	install -Dm644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml"; \
+	else install -Dm644 systemd/orientd.toml $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl
+	rm -f $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf $(DESTDIR)$(TMPFILESDIR)/orientd.conf
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/protocol.md
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@echo "kept $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml (remove it by hand if you no longer need it)"
 
 clean:
 	rm -rf .build

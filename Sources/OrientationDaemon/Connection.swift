@@ -88,7 +88,7 @@ final class Connection {
         guard stallTask == nil else { return }
         stallTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(hub.configuration.stallTimeout * 1e9))) { [weak self] in
             guard let self, !channel.isWritable || !skipped.isEmpty else { return }
-            hub.logger.warning("client stalled: disconnecting", metadata: [
+            hub.socketLogger.warning("client stalled: disconnecting", metadata: [
                 "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(hub.configuration.stallTimeout)",
             ])
             close()

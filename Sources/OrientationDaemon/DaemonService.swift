@@ -5,6 +5,7 @@ import OrientationCore
 import OrientationProtocol
 import SensorCore
 import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,25 +16,42 @@ import Glibc
 public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let configuration: DaemonConfiguration
     private let source: any AccelerometerSource
-    private let logger: Logger
+    private let logger = Logger(label: "orientd.hub")
     private let serverName: String
-    private let onListening: @Sendable () -> Void
+    private let notifier: SystemdNotifier
+    private let activatedSocket: Int32?
+    private let hubLock = Mutex<OrientationHub?>(nil)
 
-    /// - Parameter onListening: called once the socket accepts connections (for readiness).
-    public init(configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String, logger: Logger,
-                onListening: @escaping @Sendable () -> Void = {}) {
+    /// - Parameters:
+    ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
+    ///   - activatedSocket: a listening socket passed by systemd (socket activation), adopted instead
+    ///     of binding `configuration.socketPath`.
+    public init(configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String,
+                notifier: SystemdNotifier, activatedSocket: Int32?) {
         self.configuration = configuration
         self.source = source
         self.serverName = serverName
-        self.logger = logger
-        self.onListening = onListening
+        self.notifier = notifier
+        self.activatedSocket = activatedSocket
+    }
+
+    /// Applies a re-read configuration (SIGHUP); returns what needs a restart, or nil when the
+    /// daemon is not running yet.
+    public func reload(_ new: DaemonConfiguration) async -> [String]? {
+        guard let hub = hubLock.withLock({ $0 }) else { return nil }
+        notifier.notify("RELOADING=1")
+        let restart = try? await hub.eventLoop.submit { hub.reload(new) }.get()
+        notifier.notify("READY=1\nSTATUS=\((try? await hub.eventLoop.submit { hub.statusLine }.get()) ?? "")")
+        return restart
     }
 
     public func run() async throws {
         // One loop for the hub and every connection: ordering without locks.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, serverName: serverName, logger: logger)
+        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, serverName: serverName)
+        let notifier = self.notifier
+        hubLock.withLock { $0 = hub }
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
@@ -58,22 +76,35 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         timeout.cancel()
         let server: any Channel
         do {
-            server = try await SocketServer.bind(hub: hub, configuration: configuration)
+            server = try await SocketServer.bind(hub: hub, configuration: configuration, activated: activatedSocket)
         } catch {
             source.shutdown()
             await feeder.value
             try? await group.shutdownGracefully()
             throw error
         }
-        logger.notice("listening", metadata: ["socket.path": "\(configuration.socketPath)", "server": "\(serverName)"])
-        onListening()
+        logger.notice("listening", metadata: [
+            "socket.path": "\(configuration.socketPath)", "server": "\(serverName)", "socket.activated": "\(activatedSocket != nil)",
+        ])
+        // Ready: the socket accepts connections and the sensor is open or known absent.
+        let status = (try? await loop.submit {
+            hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // from now on, every change
+            return hub.statusLine
+        }.get()) ?? ""
+        notifier.notify("READY=1\nSTATUS=\(status)")
+        // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
+        let watchdog = notifier.watchdogInterval.map { interval in
+            loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in notifier.notify("WATCHDOG=1") }
+        }
 
         try? await gracefulShutdown()
 
+        notifier.notify("STOPPING=1\nSTATUS=shutting down")
+        watchdog?.cancel()
         logger.notice("shutting down")
         try? await loop.submit { hub.closeAll(reason: "orientd is shutting down") }.get()
         try? await server.close()
-        unlink(configuration.socketPath)
+        if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()
         await feeder.value
         try? await group.shutdownGracefully()

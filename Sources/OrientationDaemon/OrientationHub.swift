@@ -16,9 +16,16 @@ import Glibc
 /// out in the order they happen.
 public final class OrientationHub: @unchecked Sendable {
     public let eventLoop: any EventLoop
-    let configuration: DaemonConfiguration
+    private(set) var configuration: DaemonConfiguration
     let serverName: String
-    let logger: Logger
+    /// `orientd.hub` (requests, claims, shutdown).
+    let logger = Logger(label: "orientd.hub")
+    /// `orientd.sensor` (sensor events).
+    let sensorLogger = Logger(label: "orientd.sensor")
+    /// `orientd.socket` (connections).
+    let socketLogger = Logger(label: "orientd.socket")
+    /// Told a one-line summary whenever the state or the number of clients changes (systemd STATUS=).
+    var statusObserver: (@Sendable (String) -> Void)?
     private let source: any AccelerometerSource
 
     private(set) var state: DaemonState
@@ -33,12 +40,11 @@ public final class OrientationHub: @unchecked Sendable {
     private var sensorPresent = false
     private var activeFaults: Set<SensorFault.Kind> = []
 
-    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String, logger: Logger) {
+    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String) {
         self.eventLoop = eventLoop
         self.configuration = configuration
         self.source = source
         self.serverName = serverName
-        self.logger = logger
         pipeline = OrientationPipeline(configuration: configuration.detector)
         systemSession = Self.makeSystemSession(configuration)
         state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart)
@@ -48,10 +54,11 @@ public final class OrientationHub: @unchecked Sendable {
     }
 
     /// The system session: one scene supporting the configured orientations, following the device.
-    static func makeSystemSession(_ configuration: DaemonConfiguration) -> InterfaceOrientationResolver {
+    static func makeSystemSession(_ configuration: DaemonConfiguration, device: DeviceOrientation = .unknown,
+                                  interface: InterfaceOrientation = .unknown, locked: Bool? = nil) -> InterfaceOrientationResolver {
         InterfaceOrientationResolver(state: ResolverState(
             profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
-            lock: configuration.lockedAtStart, physicalDevice: .unknown, interface: .unknown,
+            lock: locked ?? configuration.lockedAtStart, physicalDevice: device, interface: interface,
             root: .scene("system", supported: configuration.supportedOrientations)))
     }
 
@@ -63,6 +70,7 @@ public final class OrientationHub: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         connections[ObjectIdentifier(connection)] = connection
         connection.send(ServerMessage.hello(server: serverName, state: state, seq: seq))
+        reportStatus()
     }
 
     func remove(_ connection: Connection) {
@@ -71,6 +79,39 @@ public final class OrientationHub: @unchecked Sendable {
         let held = connection.claimCount
         connection.topicCounts.removeAll()
         if held > 0 { release(held) }
+        reportStatus()
+    }
+
+    /// The summary systemd shows in `systemctl status`.
+    var statusLine: String {
+        let sensor = state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"
+        return "\(sensor); \(connections.count) client\(connections.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
+    }
+
+    private func reportStatus() { statusObserver?(statusLine) }
+
+    /// Applies a re-read configuration (SIGHUP); returns what needs a restart to change.
+    func reload(_ new: DaemonConfiguration) -> [String] {
+        eventLoop.preconditionInEventLoop()
+        var restart: [String] = []
+        if new.socketPath != configuration.socketPath { restart.append("socket path") }
+        if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
+        if new.idiom != configuration.idiom { restart.append("session idiom") }
+        if new.detector != configuration.detector {
+            pipeline = OrientationPipeline(mountMatrix: pipeline.mountMatrix, configuration: new.detector)
+            logger.notice("detector parameters changed: detection starts afresh")
+        }
+        if new.supportedOrientations != configuration.supportedOrientations {
+            // The app-wide mask cannot change through resolver actions: a new system session takes
+            // over the device, interface and lock, then enforces the new mask.
+            systemSession = Self.makeSystemSession(new, device: state.device, interface: state.interface, locked: state.locked)
+            applyToSystemSession(.updateSupportedOrientations)
+        }
+        let kept = (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom)
+        configuration = new
+        (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom) = kept
+        reportStatus()
+        return restart
     }
 
     /// Says goodbye to every client and closes them (graceful shutdown).
@@ -129,20 +170,20 @@ public final class OrientationHub: @unchecked Sendable {
         switch event {
         case .available(let description):
             if !sensorPresent || state.sensorName != description.identifier {
-                logger.info("sensor available", metadata: [
+                sensorLogger.info("sensor available", metadata: [
                     "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
                     "sensor.mode": "\(description.acquisition?.rawValue ?? "mock")",
                     "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
                     "sensor.selection": "\(description.selection ?? "")",
                 ])
             }
-            for problem in description.mountMatrixProblems { logger.warning("\(problem)") }
+            for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             sensorPresent = true
             state.sensorName = description.identifier
             pipeline.mountMatrix = description.mountMatrix
             updateSensorStatus()
         case .unavailable(let reason):
-            logger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
+            sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             sensorPresent = false
             activeFaults.removeAll()
             state.sensorName = nil
@@ -151,15 +192,15 @@ public final class OrientationHub: @unchecked Sendable {
         case .sample(let sample):
             if let change = pipeline.process(time: sample.time, reading: sample.reading) { deviceChanged(change) }
         case .fault(let fault):
-            logger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
             if fault.kind != .stuck { activeFaults.insert(fault.kind) }
             updateSensorStatus()
         case .recovered(let kind, let device):
-            logger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+            sensorLogger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             activeFaults.remove(kind)
             updateSensorStatus()
         case .ended:
-            logger.info("sensor input ended")
+            sensorLogger.info("sensor input ended")
             sensorPresent = false
             state.sensorName = nil
             resetPipeline()
@@ -212,6 +253,7 @@ public final class OrientationHub: @unchecked Sendable {
         for connection in connections.values where connection.isSubscribed(to: topic) {
             connection.sendEvent(event, topic: topic)
         }
+        reportStatus()
     }
 
     // MARK: - Requests

@@ -18,9 +18,9 @@ public struct SocketSetupError: Error, CustomStringConvertible {
 enum SocketServer {
     /// Binds `path` (replacing a stale socket file, refusing a live one), applies mode and group, and
     /// serves connections on the hub's event loop.
-    static func bind(hub: OrientationHub, configuration: DaemonConfiguration) async throws -> any Channel {
+    static func bind(hub: OrientationHub, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) async throws -> any Channel {
         let path = configuration.socketPath
-        try removeStaleSocket(at: path, logger: hub.logger)
+        if descriptor == nil { try removeStaleSocket(at: path, logger: hub.socketLogger) }
         let bootstrap = ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
@@ -32,6 +32,14 @@ enum SocketServer {
                 }
             }
         let channel: any Channel
+        if let descriptor {
+            // Socket activation: systemd bound the socket and set its mode and group.
+            do {
+                return try await bootstrap.withBoundSocket(descriptor).get()
+            } catch {
+                throw SocketSetupError(description: "cannot use the socket systemd passed (descriptor \(descriptor)): \(error)")
+            }
+        }
         do {
             channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
         } catch {
@@ -107,7 +115,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         let connection = Connection(channel: channel, hub: hub, credentials: credentials, isPrivileged: privileged)
         if hub.connectionCount >= hub.configuration.maximumClients {
             connection.send(ServerMessage.reply(id: .null, error: ProtocolError("too-many-clients", "the daemon serves at most \(hub.configuration.maximumClients) clients")))
-            hub.logger.warning("client refused: too many clients", metadata: ["clients": "\(hub.connectionCount)"])
+            hub.socketLogger.warning("client refused: too many clients", metadata: ["clients": "\(hub.connectionCount)"])
             connection.close()
             return
         }

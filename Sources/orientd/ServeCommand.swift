@@ -148,11 +148,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (configuration, sensorConfiguration, level, file) = try options.resolve()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let environment = ProcessInfo.processInfo.environment
+        let journal = environment["JOURNAL_STREAM"] != nil
+        LogLevelSetting.current = level
+        LoggingSystem.bootstrap { label in JournalLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "orientd")
         if let file { logger.info("configuration read", metadata: ["config.file": "\(file)"]) }
         let source: any AccelerometerSource
@@ -163,7 +162,30 @@ struct ServeCommand: AsyncParsableCommand {
             if case .trace = error { throw ExitCode(66) }
             throw ExitCode(69)
         }
-        let service = OrientationDaemonService(configuration: configuration, source: source, serverName: "orientd \(orientdVersion)", logger: logger)
+        let service = OrientationDaemonService(
+            configuration: configuration, source: source, serverName: "orientd \(orientdVersion)",
+            notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
+
+        // SIGHUP: read the configuration again and apply what can change without a restart.
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        let options = self.options
+        hangup.setEventHandler {
+            Task {
+                do {
+                    let (new, newSensor, newLevel, _) = try options.resolve()
+                    LogLevelSetting.current = newLevel
+                    var restart = await service.reload(new) ?? []
+                    if newSensor != sensorConfiguration { restart.append("sensor settings") }
+                    logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
+                } catch {
+                    logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        hangup.resume()
+        defer { hangup.cancel() }
+
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -51,6 +51,54 @@ struct ConfigurationFileTests {
         #expect(values.stallTimeout == 2.5)
     }
 
+    @Test("every key of every table is read")
+    func everyKey() throws {
+        let text = """
+            [sensor]
+            sensor = "ip:tablet"
+            mount-matrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"
+            rate = 100
+            acquisition = "buffer"
+            [detector]
+            \(DetectorConfiguration.parameters.map { "\($0.name) = \($0.name == "rest-minimum-samples" ? "4" : String($0.value(in: DetectorConfiguration())))" }.joined(separator: "\n"))
+            [session]
+            idiom = "phone"
+            supported = ["allButUpsideDown"]
+            locked = true
+            [socket]
+            path = "/run/o.sock"
+            mode = "0600"
+            group = "video"
+            [access]
+            control-group = "wheel"
+            [clients]
+            max = 7
+            stall-timeout = 3
+            claim-linger = 0
+            [log]
+            level = "debug"
+            """
+        let values = try ConfigurationFile.parse(text, file: "all.toml")
+        #expect(values.sensor == .network(host: "tablet"))
+        #expect(values.mountMatrix?.text == "-1, 0, 0; 0, -1, 0; 0, 0, 1")
+        #expect(values.rate == 100)
+        #expect(values.acquisition == .buffer)
+        #expect(Set(values.detector.map(\.name)) == Set(DetectorConfiguration.parameters.map(\.name)))
+        #expect(values.idiom == .phone)
+        #expect(values.supported == .allButUpsideDown)
+        #expect(values.locked == true)
+        #expect(values.socketPath == "/run/o.sock")
+        #expect(values.socketMode == 0o600)
+        #expect(values.socketGroup == "video")
+        #expect(values.controlGroup == "wheel")
+        #expect(values.maximumClients == 7)
+        #expect(values.stallTimeout == 3)
+        #expect(values.claimLinger == 0)
+        #expect(values.logLevel == "debug")
+        let keys = ConfigurationFile.schema.values.map(\.count).reduce(0, +)
+        #expect(keys == 4 + DetectorConfiguration.parameters.count + 3 + 3 + 1 + 3 + 1)  // a new key needs a line above
+    }
+
     @Test("errors name the file, the line and the expected form", arguments: [
         ("[sensor]\nrate = 25\n[weather]\nrain = true\n", "t.toml:3: unknown table [weather]"),
         ("[sensor]\n\nspeed = 3\n", "t.toml:3: [sensor]: unknown key \"speed\""),

@@ -1,0 +1,145 @@
+"""orientd as a systemd service: sd_notify to a test-owned NOTIFY_SOCKET, real socket activation with
+systemd-socket-activate, SIGHUP reload, journald log format, and the unit files checked by systemd's
+own tools."""
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+from daemon import Client
+from testbed import ORIENTD
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Notifications(unittest.TestCase):
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="orientd-systemd-")
+        self.notify_path = os.path.join(self.directory, "notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.notify_path)
+        self.addCleanup(self.notify.close)
+        self.socket_path = os.path.join(self.directory, "orientd.sock")
+
+    def start(self, *args, extra_env=None):
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path, WATCHDOG_USEC="400000", **(extra_env or {}))
+        process = subprocess.Popen([ORIENTD, "serve", "--sensor", "stdin", "--socket", self.socket_path, *args],
+                                   env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: process.poll() is None and (process.kill(), process.wait()))
+        return process
+
+    def next_notification(self, timeout=10):
+        self.notify.settimeout(timeout)
+        return self.notify.recv(4096).decode()
+
+    def test_ready_only_once_listening_then_status_watchdog_and_stopping(self):
+        process = self.start()
+        first = self.next_notification()
+        self.assertTrue(first.startswith("READY=1"), first)
+        client = Client(self.socket_path)  # READY meant: connections are accepted now
+        self.assertEqual(client.hello["type"], "hello")
+        self.assertIn("STATUS=sensor idle (stdin); 0 clients; device unknown, interface portrait", first)
+        statuses, pings = [], 0
+        while pings < 2 or not any("1 client" in s for s in statuses):
+            message = self.next_notification()
+            pings += message == "WATCHDOG=1"
+            if message.startswith("STATUS="):
+                statuses.append(message)
+        process.send_signal(15)
+        messages = []
+        while not any(m.startswith("STOPPING=1") for m in messages):
+            messages.append(self.next_notification())
+        self.assertEqual(process.wait(timeout=10), 0)
+
+    def test_sighup_reloads_what_can_change_and_reports_the_rest(self):
+        config = os.path.join(self.directory, "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write('[session]\nsupported = ["all"]\n')
+        process = self.start("--config", config)
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        client = Client(self.socket_path)
+        client.request("subscribe", topics=["interface"])
+        with open(config, "w") as handle:
+            handle.write('[session]\nsupported = ["landscape"]\nidiom = "phone"\n')
+        process.send_signal(1)
+        event = client.next_event(lambda e: e["topic"] == "interface")
+        self.assertEqual(event["to"], "landscapeRight")  # the new mask is enforced at once
+        messages = []
+        while not any(m.startswith("READY=1") for m in messages):
+            messages.append(self.next_notification())
+        self.assertIn("RELOADING=1", messages)
+        process.send_signal(15)
+        log = process.stderr.read().decode()
+        self.assertIn("configuration reloaded", log)
+        self.assertIn("needs.restart=session idiom", log)
+
+    def test_journald_format_when_journal_stream_is_set(self):
+        process = self.start(extra_env={"JOURNAL_STREAM": "8:1234"})
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        process.send_signal(15)
+        process.wait(timeout=10)
+        lines = process.stderr.read().decode().splitlines()
+        self.assertIn("<5>orientd.hub: listening", "\n".join(lines))
+        self.assertTrue(any(line.startswith("<6>orientd.sensor: sensor available") for line in lines), lines)
+        self.assertTrue(all(line.startswith("<") for line in lines), lines)
+
+
+class SocketActivation(unittest.TestCase):
+    def test_the_daemon_adopts_the_socket_systemd_passes(self):
+        directory = tempfile.mkdtemp(prefix="orientd-activation-")
+        path = os.path.join(directory, "orientd.sock")
+        activator = subprocess.Popen(["systemd-socket-activate", "-l", path, ORIENTD, "serve", "--sensor", "stdin",
+                                      "--socket", os.path.join(directory, "unused.sock")],
+                                     stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: activator.poll() is None and (activator.kill(), activator.wait()))
+        deadline = time.monotonic() + 10
+        while not os.path.exists(path):  # systemd-socket-activate binds before it starts anything
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        client = Client(path)  # the first connection starts the daemon, which takes over the socket
+        self.assertEqual(client.hello["type"], "hello")
+        self.assertTrue(client.request("get")["ok"])
+        self.assertFalse(os.path.exists(os.path.join(directory, "unused.sock")))
+        activator.send_signal(15)
+        activator.wait(timeout=10)
+        log = activator.stderr.read().decode()
+        self.assertIn("socket.activated=true", log)
+
+
+class Units(unittest.TestCase):
+    def test_exposure_score_is_at_most_2(self):
+        result = subprocess.run(["systemd-analyze", "security", "--offline=true", os.path.join(ROOT, "systemd", "orientd.service")],
+                                capture_output=True, text=True)
+        line = [l for l in result.stdout.splitlines() if "Overall exposure level" in l][0]
+        score = float(line.split(":")[1].split()[0])
+        self.assertLessEqual(score, 2.0, line)
+
+    def test_installed_units_verify_and_uninstall_removes_them(self):
+        # Installed under a temporary prefix (no DESTDIR), so that ExecStart names a real file and
+        # systemd-analyze verify can check the units against this machine's targets.
+        prefix = tempfile.mkdtemp(prefix="orientd-install-")
+        variables = [f"PREFIX={prefix}", f"SYSCONFDIR={prefix}/etc", f"ORIENTD_BIN={ORIENTD}",
+                     f"ORIENTCTL_BIN={os.path.join(os.path.dirname(ORIENTD), 'orientctl')}"]
+        result = subprocess.run(["make", "-C", ROOT, "install-files", *variables], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        units = os.path.join(prefix, "lib/systemd/system")
+        with open(os.path.join(units, "orientd.service")) as handle:
+            self.assertIn(f"ExecStart={prefix}/bin/orientd serve", handle.read())
+        verify = subprocess.run(["systemd-analyze", "verify", "--man=no", os.path.join(units, "orientd.service"),
+                                 os.path.join(units, "orientd.socket")], capture_output=True, text=True)
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
+        self.assertEqual(verify.stderr.strip(), "", verify.stderr)
+        for path in ("bin/orientd", "bin/orientctl", "lib/udev/rules.d/60-orientd.rules", "lib/sysusers.d/orientd.conf",
+                     "lib/tmpfiles.d/orientd.conf", "etc/orientd/orientd.toml", "share/doc/orientd/protocol.md"):
+            self.assertTrue(os.path.exists(os.path.join(prefix, path)), path)
+        uninstall = subprocess.run(["make", "-C", ROOT, "uninstall", *variables], capture_output=True, text=True)
+        self.assertEqual(uninstall.returncode, 0, uninstall.stderr)
+        left = [os.path.join(r, f) for r, _, files in os.walk(prefix) for f in files]
+        self.assertEqual(left, [os.path.join(prefix, "etc/orientd/orientd.toml")])  # the admin's configuration stays
+
+
+if __name__ == "__main__":
+    unittest.main()
