@@ -20,7 +20,14 @@ enum SocketServer {
     /// serves connections on the hub's event loop.
     static func bind(hub: OrientationHub, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) async throws -> any Channel {
         let path = configuration.socketPath
-        if descriptor == nil { try removeStaleSocket(at: path, logger: hub.socketLogger) }
+        if descriptor == nil {
+            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            var status = stat()
+            if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
+                throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
+            }
+            try removeStaleSocket(at: path, logger: hub.socketLogger)
+        }
         let bootstrap = ServerBootstrap(group: hub.eventLoop)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
@@ -43,7 +50,8 @@ enum SocketServer {
         do {
             channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
         } catch {
-            throw SocketSetupError(description: "cannot listen on \(path): \(error)")
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw SocketSetupError(description: "cannot listen on \(path): \(reason)")
         }
         if chmod(path, mode_t(configuration.socketMode)) != 0 {
             throw SocketSetupError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")

@@ -15,7 +15,9 @@ struct Orientd: AsyncParsableCommand {
         discussion: """
             orientd reads an IIO accelerometer, filters its noisy stream into the seven device \
             orientations (unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, \
-            faceDown) and reports every change.
+            faceDown), decides the interface orientation with UIKit's rotation rules, and tells every \
+            client on its Unix socket the moment either changes (orientctl, docs/protocol.md). Without a \
+            subcommand it runs the daemon (serve).
 
             Vectors are in the display frame, pointing the way gravity pulls: x towards the right edge \
             of the screen, y towards the top edge, z out of the screen, m/s²; upright portrait reads \
