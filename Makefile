@@ -61,8 +61,11 @@ demo: release
 	timeout $$(awk "BEGIN { print int(36 / $(DEMO_SPEED)) + 2 }") .build/release/orientctl monitor --socket $(DEMO_SOCKET) || true
 
 bench: deps
+	scripts/ensure-deps --bench
 	$(SWIFT) build -c release --product orientd-bench
+	$(SWIFT) build -c release --product orientd
 	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --markdown docs/benchmarks.md
+	ORIENTD=$(CURDIR)/.build/release/orientd umockdev-wrapper /usr/bin/python3 bench/compare.py
 
 install: release install-files
 	@echo "installed; enable with: systemd-sysusers; systemd-tmpfiles --create; udevadm control --reload; systemctl daemon-reload; systemctl enable --now orientd.socket"

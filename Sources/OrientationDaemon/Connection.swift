@@ -29,7 +29,7 @@ final class Connection {
     var topicCounts: [String: Int] = [:]
     var session: InterfaceOrientationResolver?
     private var sessionSeq = 0
-    private var skipped: [(topic: String, event: JSONValue)] = []
+    private var skipped: [(topic: String, line: ByteBuffer)] = []
     private var stallTask: Scheduled<Void>?
     private var closed = false
 
@@ -47,24 +47,33 @@ final class Connection {
 
     // MARK: - Output
 
-    /// Writes a message (hello, reply, goodbye) whatever the writability.
-    func send(_ message: JSONValue) {
-        guard !closed else { return }
-        var buffer = channel.allocator.buffer(capacity: 256)
-        buffer.writeString(message.serialized)
+    /// A message as one line of bytes.
+    static func line(_ message: JSONValue) -> ByteBuffer {
+        var buffer = ByteBuffer(string: message.serialized)
         buffer.writeInteger(UInt8(ascii: "\n"))
-        channel.writeAndFlush(buffer, promise: nil)
+        return buffer
     }
 
-    /// Writes an event, or keeps only the newest per topic while the client is not reading.
-    func sendEvent(_ event: JSONValue, topic: String) {
+    /// Writes a message (hello, reply, goodbye) whatever the writability.
+    func send(_ message: JSONValue) {
+        send(line: Self.line(message))
+    }
+
+    private func send(line: ByteBuffer) {
+        guard !closed else { return }
+        channel.writeAndFlush(line, promise: nil)
+    }
+
+    /// Writes an event line (serialized once by the hub for every subscriber), or keeps only the
+    /// newest per topic while the client is not reading.
+    func sendEvent(line: ByteBuffer, topic: String) {
         guard !closed else { return }
         if channel.isWritable, skipped.isEmpty {
-            send(event)
+            send(line: line)
             return
         }
         skipped.removeAll { $0.topic == topic }
-        skipped.append((topic, event))
+        skipped.append((topic, line))
         startStallTimer()
     }
 
@@ -75,7 +84,7 @@ final class Connection {
             stallTask = nil
             let pending = skipped
             skipped.removeAll()
-            for (_, event) in pending { send(event) }
+            for (_, line) in pending { send(line: line) }
             channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
             channel.read()
         } else {
@@ -124,7 +133,7 @@ final class Connection {
         sessionSeq += 1
         let event = ServerMessage.event(topic: "session", seq: hub.seq, time: MonotonicClock.now(), state: hub.state,
                                         fields: [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields)
-        sendEvent(event, topic: "session")
+        sendEvent(line: Self.line(event), topic: "session")
     }
 
     /// The `scene.*` ops: resolver.md §1 actions (not deviceOrientation and setLock, which belong to

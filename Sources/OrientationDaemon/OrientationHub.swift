@@ -250,8 +250,9 @@ public final class OrientationHub: @unchecked Sendable {
     private func publish(topic: String, fields: [(key: String, value: JSONValue)]) {
         seq += 1
         let event = ServerMessage.event(topic: topic, seq: seq, time: MonotonicClock.now(), state: state, fields: fields)
+        let line = Connection.line(event)  // serialized once, shared by every subscriber
         for connection in connections.values where connection.isSubscribed(to: topic) {
-            connection.sendEvent(event, topic: topic)
+            connection.sendEvent(line: line, topic: topic)
         }
         reportStatus()
     }

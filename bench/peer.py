@@ -1,0 +1,140 @@
+"""iio-sensor-proxy as it runs on a device: under umockdev, on a private D-Bus system bus, reading a
+simulated accelerometer whose sysfs values follow a trace in real time. Its AccelerometerOrientation
+changes are recorded through ClaimAccelerometer."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import Gio, GLib, UMockdev  # noqa: E402
+
+SCALE = 0.00981  # m/s² per raw unit written to in_accel_scale
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+class PrivateBus:
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "system_bus_socket")
+        config = os.path.join(directory, "bus.conf")
+        with open(config, "w") as handle:
+            handle.write(BUS_CONFIG.format(path=self.path))
+        self.process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.address = self.process.stdout.readline().decode().strip()
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+class PeerRun:
+    """iio-sensor-proxy on a testbed with one accelerometer; `record()` returns (t, name) changes."""
+
+    def __init__(self, mount_matrix=None):
+        self.directory = tempfile.mkdtemp(prefix="peer-")
+        self.bus = PrivateBus(self.directory)
+        self.bed = UMockdev.Testbed.new()
+        properties = ["IIO_SENSOR_PROXY_TYPE", "iio-poll-accel", "NAME", '"accel"']
+        if mount_matrix:
+            properties += ["ACCEL_MOUNT_MATRIX", mount_matrix]
+        self.path = self.bed.add_device("iio", "iio:device0", None,
+                                        ["name", "accel\n", "in_accel_x_raw", "0\n", "in_accel_y_raw", "-1000\n",
+                                         "in_accel_z_raw", "0\n", "in_accel_scale", f"{SCALE}\n"], properties)
+        env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=self.bed.get_root_dir(),
+                   DBUS_SYSTEM_BUS_ADDRESS=self.bus.address)
+        self.proxy = subprocess.Popen(["/usr/sbin/iio-sensor-proxy"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.changes = []
+        self.connection = Gio.DBusConnection.new_for_address_sync(
+            self.bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+        self.loop = GLib.MainLoop()
+        self.thread = threading.Thread(target=self.loop.run, daemon=True)
+        self.thread.start()
+        self.sensor = None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                proxy = Gio.DBusProxy.new_sync(self.connection, Gio.DBusProxyFlags.NONE, None, "net.hadess.SensorProxy",
+                                               "/net/hadess/SensorProxy", "net.hadess.SensorProxy", None)
+                if proxy.get_cached_property("HasAccelerometer") and proxy.get_cached_property("HasAccelerometer").unpack():
+                    self.sensor = proxy
+                    break
+            except GLib.Error:
+                pass
+            time.sleep(0.1)
+        if self.sensor is None:
+            raise RuntimeError("iio-sensor-proxy did not publish an accelerometer")
+        self.sensor.connect("g-properties-changed", self._changed)
+
+    def _changed(self, proxy, changed, invalidated):
+        values = changed.unpack()
+        if "AccelerometerOrientation" in values:
+            self.changes.append((time.monotonic(), values["AccelerometerOrientation"]))
+
+    def claim(self):
+        self.sensor.call_sync("ClaimAccelerometer", None, Gio.DBusCallFlags.NONE, -1, None)
+
+    def set_reading(self, x, y, z):
+        for axis, value in zip("xyz", (x, y, z)):
+            self.bed.set_attribute(self.path, f"in_accel_{axis}_raw", f"{int(round(value / SCALE))}\n")
+
+    def current(self):
+        return self.sensor.get_cached_property("AccelerometerOrientation").unpack()
+
+    def stop(self):
+        self.proxy.kill()
+        self.proxy.wait()
+        self.loop.quit()
+        self.bus.stop()
+        self.bed = None
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def replay_trace(csv_path, mount_matrix=None, speed=1.0):
+    """Writes the trace into sysfs in real time; returns the peer's changes as (trace t, name)."""
+    samples = []
+    with open(csv_path) as handle:
+        for line in handle:
+            if line[0] in "-0123456789":
+                samples.append(tuple(map(float, line.split(","))))
+    run = PeerRun(mount_matrix)
+    try:
+        run.set_reading(*samples[0][1:])
+        run.claim()
+        start = time.monotonic() - samples[0][0] / speed
+        for t, x, y, z in samples:
+            due = start + t / speed
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)  # pacing the simulated sensor, not synchronisation
+            run.set_reading(x, y, z)
+        time.sleep(1.0)  # one more poll (700 ms) so the last change can be read
+        return [((when - start) * speed, name) for when, name in run.changes]
+    finally:
+        run.stop()
+
+
+if __name__ == "__main__":
+    events = replay_trace(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None)
+    for t, name in events:
+        print(json.dumps({"t": round(t, 4), "orientation": name}))
