@@ -6,14 +6,10 @@ import Synchronization
 ///
 /// Sample times are the host's monotonic clock at which each sample is due, so the spacing of the
 /// trace is kept exactly. Stopping pauses the replay; starting again resumes where it stopped.
-public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
-    public let events: AsyncStream<SensorEvent>
-    private let continuation: AsyncStream<SensorEvent>.Continuation
+public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
     private let samples: [(time: Double, reading: Vector3)]
     private let speed: Double
     private let description: SensorDescription
-    private let control = SamplingSwitch()
-    private var thread: WorkerThread?
 
     /// Reads the whole trace now, so a bad file is reported before anything runs.
     public init(path: String, speed: Double, mountMatrix: MountMatrix?) throws(TraceFileError) {
@@ -23,24 +19,12 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
             identifier: "replay:\(path)", name: "trace replay", mountMatrix: mountMatrix ?? .identity,
             mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
             samplingFrequency: Self.rate(of: samples))
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        super.init()
         continuation.yield(.available(description))
-        thread = WorkerThread(name: "orientd-replay") { [unowned self] in self.run() }
+        begin(threadName: "orientd-replay")
     }
 
-    deinit { shutdown() }
-
-    public func startSampling() { control.set(sampling: true) }
-    public func stopSampling() { control.set(sampling: false) }
-
-    public func shutdown() {
-        guard control.shutDown() else { return }
-        thread?.join()
-        thread = nil
-        continuation.finish()
-    }
-
-    private func run() {
+    override func run() {
         var anchor: Double?  // monotonic time at which trace time `samples[0].time` is due
         var pausedAt: Double?
         var index = 0
@@ -78,35 +62,19 @@ public final class TraceReplaySource: AccelerometerSource, @unchecked Sendable {
 /// CSV lines `t,x,y,z` read live from standard input (or any descriptor): for piping in data from
 /// another program. Times keep the spacing of `t`, anchored to the monotonic clock at the first line.
 /// A malformed line is reported as a fault and skipped; end of input ends the source.
-public final class StandardInputSource: AccelerometerSource, @unchecked Sendable {
-    public let events: AsyncStream<SensorEvent>
-    private let continuation: AsyncStream<SensorEvent>.Continuation
+public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
     private let input: Int32
-    private let control = SamplingSwitch()
-    private var thread: WorkerThread?
 
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
         input = fileDescriptor
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        super.init()
         continuation.yield(.available(SensorDescription(
             identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
             mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
-        thread = WorkerThread(name: "orientd-stdin") { [unowned self] in self.run() }
+        begin(threadName: "orientd-stdin")
     }
 
-    deinit { shutdown() }
-
-    public func startSampling() { control.set(sampling: true) }
-    public func stopSampling() { control.set(sampling: false) }
-
-    public func shutdown() {
-        guard control.shutDown() else { return }
-        thread?.join()
-        thread = nil
-        continuation.finish()
-    }
-
-    private func run() {
+    override func run() {
         var pending: [UInt8] = []
         var lineNumber = 0
         var anchor: (host: Double, trace: Double)?
@@ -155,6 +123,40 @@ public final class StandardInputSource: AccelerometerSource, @unchecked Sendable
                 continuation.yield(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
             }
         }
+    }
+}
+
+/// A source whose work runs on one worker thread that obeys a ``SamplingSwitch``: the mock sources.
+/// A subclass sets itself up, then calls ``begin(threadName:)``; its ``run()`` returns when the
+/// switch says shut down (or the input ends).
+public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
+    public let events: AsyncStream<SensorEvent>
+    let continuation: AsyncStream<SensorEvent>.Continuation
+    let control = SamplingSwitch()
+    private var thread: WorkerThread?
+
+    init() {
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    deinit { shutdown() }
+
+    /// Starts the worker; call at the end of the subclass's initializer.
+    func begin(threadName: String) {
+        thread = WorkerThread(name: threadName) { [unowned self] in self.run() }
+    }
+
+    /// The worker's body.
+    func run() {}
+
+    public func startSampling() { control.set(sampling: true) }
+    public func stopSampling() { control.set(sampling: false) }
+
+    public func shutdown() {
+        guard control.shutDown() else { return }
+        thread?.join()
+        thread = nil
+        continuation.finish()
     }
 }
 
