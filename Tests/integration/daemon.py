@@ -20,10 +20,10 @@ POSES = {  # gravity-pointing display frame (detection.md §1)
 class Daemon:
     """`orientd serve --sensor stdin` on a socket in a fresh directory; poses are written to its stdin."""
 
-    def __init__(self, *args, sensor="stdin"):
+    def __init__(self, *args, sensor="stdin", socket_path=None):
         self.directory = tempfile.mkdtemp(prefix="orientd-test-")
         os.chmod(self.directory, 0o755)  # reachable by the unprivileged test users too
-        self.socket_path = os.path.join(self.directory, "orientd.sock")
+        self.socket_path = socket_path or os.path.join(self.directory, "orientd.sock")
         self.process = subprocess.Popen([ORIENTD, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
                                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
         self.log = []
