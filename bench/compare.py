@@ -278,8 +278,6 @@ def fan_out(counts=(1, 100, 1000), changes=20):
             x, y, z = POSES[pose]
             lines = "".join(f"{t + k * 0.04:.3f},{x},{y},{z}\n" for k in range(6))
             t += 0.5
-            if stalled:  # flood the idle client's buffers first
-                pass
             daemon.stdin.write(lines.encode())
             daemon.stdin.flush()
             pending = set(clients)
