@@ -115,10 +115,17 @@ extension Character {
 }
 
 extension Substring {
-    func trimmingWhitespace() -> Substring {
+    /// The text without surrounding whitespace: sysfs values, udev properties and config values
+    /// all arrive with a newline or padding that is not part of the value.
+    public func trimmingWhitespace() -> Substring {
         var result = self
         while let first = result.first, first.isWhitespace { result.removeFirst() }
         while let last = result.last, last.isWhitespace { result.removeLast() }
         return result
     }
+}
+
+extension String {
+    /// The text without surrounding whitespace (see `Substring.trimmingWhitespace()`).
+    public func trimmingWhitespace() -> Substring { Substring(self).trimmingWhitespace() }
 }

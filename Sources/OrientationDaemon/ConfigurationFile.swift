@@ -202,10 +202,10 @@ public enum ConfigurationFile {
             for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = raw.drop(while: \.isWhitespace)
                 if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
-                    table = String(line[line.index(after: line.startIndex)..<close]).trimmingCharacters()
+                    table = String(line[line.index(after: line.startIndex)..<close].trimmingWhitespace())
                     if lines[table] == nil { lines[table] = index + 1 }
                 } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                    let key = String(line[..<equals]).trimmingCharacters().trimmingQuotes()
+                    let key = String(line[..<equals].trimmingWhitespace()).trimmingQuotes()
                     lines["\(table).\(key)"] = index + 1
                 }
             }
@@ -242,13 +242,6 @@ public enum ConfigurationRendering {
 }
 
 extension String {
-    func trimmingCharacters() -> String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
-    }
-
     func trimmingQuotes() -> String {
         if count >= 2, let first, let last, first == last, first == "\"" || first == "'" { return String(dropFirst().dropLast()) }
         return self

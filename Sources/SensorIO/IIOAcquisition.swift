@@ -111,7 +111,7 @@ final class IIOAcquisition: @unchecked Sendable {
                 try? channel.writeAttribute("sampling_frequency", text)  // in_accel_sampling_frequency
             }
         }
-        return read("sampling_frequency").flatMap { Double($0.trimmingCharacters()) }
+        return read("sampling_frequency").flatMap { Double($0.trimmingWhitespace()) }
     }
 
     static func openBuffer(device: IIODevice, channels: [IIOChannel], context: IIOContext, trigger: String?) throws(IIOError) -> (IIOBuffer, IIOChannel?, Bool) {
@@ -128,7 +128,7 @@ final class IIOAcquisition: @unchecked Sendable {
         var monotonic = false
         if device.hasAttribute("current_timestamp_clock") {
             try? device.writeAttribute("current_timestamp_clock", "monotonic")
-            monotonic = (try? device.readAttribute("current_timestamp_clock"))?.trimmingCharacters() == "monotonic"
+            monotonic = (try? device.readAttribute("current_timestamp_clock"))?.trimmingWhitespace() == "monotonic"
         }
         try context.setTimeout(milliseconds: bufferSilenceTimeout)
         return (try device.createBuffer(samples: 1), timestamp, monotonic)
@@ -151,7 +151,7 @@ final class IIOAcquisition: @unchecked Sendable {
         for (index, channel) in channels.enumerated() {
             if channel.hasAttribute("scale") {
                 do {
-                    let text = try channel.readAttribute("scale").trimmingCharacters()
+                    let text = try channel.readAttribute("scale").trimmingWhitespace()
                     if let value = Double(text), value.isFinite, value > 0 {
                         calibration.scale[index] = value
                     } else {
@@ -161,7 +161,7 @@ final class IIOAcquisition: @unchecked Sendable {
                     problem = problem ?? "\(channel.id) scale: \(error.errnoDescription)"
                 }
             }
-            if channel.hasAttribute("offset"), let text = try? channel.readAttribute("offset").trimmingCharacters() {
+            if channel.hasAttribute("offset"), let text = try? channel.readAttribute("offset").trimmingWhitespace() {
                 if let value = Double(text), value.isFinite { calibration.offset[index] = value }
             }
         }
@@ -194,7 +194,7 @@ final class IIOAcquisition: @unchecked Sendable {
             var failure: (SensorFault.Kind, String, IIOError?)?
             for (index, channel) in channels.enumerated() {
                 do {
-                    let text = try channel.readAttribute("raw").trimmingCharacters()
+                    let text = try channel.readAttribute("raw").trimmingWhitespace()
                     guard let value = Double(text), value.isFinite else {
                         failure = (.badValue, "\(channel.id) raw \"\(text.prefix(40))\" is not a number", nil)
                         break
@@ -295,14 +295,5 @@ final class IIOAcquisition: @unchecked Sendable {
             }
         }
         return nil
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
     }
 }
