@@ -124,10 +124,9 @@ public struct IIODevice: @unchecked Sendable {
 
     /// Reads a device attribute (`iio_device_attr_read`); the text without its trailing newline.
     public func readAttribute(_ name: String) throws(IIOError) -> String {
-        var buffer = [CChar](repeating: 0, count: 1024)
-        let count = iio_device_attr_read(pointer, name, &buffer, buffer.count)
+        let (text, count) = readAttributeText(capacity: 1024) { iio_device_attr_read(pointer, name, $0, $1) }
         if count < 0 { throw IIOError("iio_device_attr_read(\(id) \(name))", code: Int32(count)) }
-        return String(cString: buffer)
+        return text
     }
 
     public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
@@ -172,10 +171,9 @@ public struct IIOChannel: @unchecked Sendable {
 
     /// Reads a channel attribute (`iio_channel_attr_read`), e.g. `raw`, `scale`, `offset`.
     public func readAttribute(_ name: String) throws(IIOError) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let count = iio_channel_attr_read(pointer, name, &buffer, buffer.count)
+        let (text, count) = readAttributeText(capacity: 256) { iio_channel_attr_read(pointer, name, $0, $1) }
         if count < 0 { throw IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count)) }
-        return String(cString: buffer)
+        return text
     }
 
     public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
@@ -244,4 +242,13 @@ public final class IIOBuffer: @unchecked Sendable {
         forEachSample(of: channel) { _ in count += 1 }
         return count
     }
+}
+
+/// Runs one of libiio's `*_attr_read` calls into a zeroed buffer: the text up to the first NUL
+/// (libiio terminates it; writes may leave one too) and the call's result (negative: an errno).
+private func readAttributeText(capacity: Int, _ read: (UnsafeMutablePointer<CChar>, Int) -> Int) -> (text: String, result: Int) {
+    var buffer = [CChar](repeating: 0, count: capacity)
+    let result = buffer.withUnsafeMutableBufferPointer { read($0.baseAddress!, $0.count) }
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (text, result)
 }
