@@ -55,18 +55,16 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
-        let events = source.events
-        let feeder = Task {
-            var first = true
-            for await event in events {
-                loop.execute { hub.handle(event) }
-                if first {
-                    try? await loop.submit {}.get()
-                    firstEventSeen.yield()
-                    first = false
-                }
+        let detection = hub.detection
+        source.deliver { event in
+            // On the sensor's thread: decide here, and wake the loop only when there is news.
+            let change = detection.observe(event)
+            if case .sample = event, change == nil { return }
+            loop.execute {
+                hub.handle(event, detected: change)
+                firstEventSeen.yield()
+                firstEventSeen.finish()
             }
-            firstEventSeen.finish()
         }
         let timeout = Task {
             try? await Task.sleep(for: .seconds(2))
@@ -79,7 +77,6 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             server = try await SocketServer.bind(hub: hub, configuration: configuration, activated: activatedSocket)
         } catch {
             source.shutdown()
-            await feeder.value
             try? await group.shutdownGracefully()
             throw error
         }
@@ -105,8 +102,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         try? await loop.submit { hub.closeAll(reason: "orientd is shutting down") }.get()
         try? await server.close()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
-        source.shutdown()
-        await feeder.value
+        source.shutdown()  // returns after the last event was passed on
         try? await group.shutdownGracefully()
     }
 }

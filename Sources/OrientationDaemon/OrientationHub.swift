@@ -30,7 +30,8 @@ public final class OrientationHub: @unchecked Sendable {
 
     private(set) var state: DaemonState
     private(set) var seq = 0
-    private var pipeline: OrientationPipeline
+    /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
+    let detection: DetectionStage
     private var systemSession: InterfaceOrientationResolver
     private var connections: [ObjectIdentifier: Connection] = [:]
     private var claims = 0
@@ -45,7 +46,7 @@ public final class OrientationHub: @unchecked Sendable {
         self.configuration = configuration
         self.source = source
         self.serverName = serverName
-        pipeline = OrientationPipeline(configuration: configuration.detector)
+        detection = DetectionStage(configuration: configuration.detector)
         systemSession = Self.makeSystemSession(configuration)
         state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart)
         let launched = systemSession.apply(.launch)
@@ -98,7 +99,7 @@ public final class OrientationHub: @unchecked Sendable {
         if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
         if new.detector != configuration.detector {
-            pipeline = OrientationPipeline(mountMatrix: pipeline.mountMatrix, configuration: new.detector)
+            detection.restart(configuration: new.detector)
             logger.notice("detector parameters changed: detection starts afresh")
         }
         if new.supportedOrientations != configuration.supportedOrientations {
@@ -160,12 +161,19 @@ public final class OrientationHub: @unchecked Sendable {
 
     /// The sensor has been silent for the detector's timeout: the orientation becomes unknown.
     private func checkSilence() {
-        if let change = pipeline.advance(to: MonotonicClock.now()) { deviceChanged(change) }
+        if let change = detection.advance(to: MonotonicClock.now()) { deviceChanged(change) }
     }
 
     // MARK: - Sensor events
 
+    /// Feeds `event` to the detection stage and handles it, all on the loop.
     func handle(_ event: SensorEvent) {
+        handle(event, detected: detection.observe(event))
+    }
+
+    /// Handles an event the detection stage has already observed (on the sensor's thread), with the
+    /// device-orientation change that produced.
+    func handle(_ event: SensorEvent, detected change: OrientationChange?) {
         eventLoop.preconditionInEventLoop()
         switch event {
         case .available(let description):
@@ -180,17 +188,16 @@ public final class OrientationHub: @unchecked Sendable {
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             sensorPresent = true
             state.sensorName = description.identifier
-            pipeline.mountMatrix = description.mountMatrix
             updateSensorStatus()
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             sensorPresent = false
             activeFaults.removeAll()
             state.sensorName = nil
-            resetPipeline()
+            reportDetectionRestarted()
             updateSensorStatus()
-        case .sample(let sample):
-            if let change = pipeline.process(time: sample.time, reading: sample.reading) { deviceChanged(change) }
+        case .sample:
+            if let change { deviceChanged(change) }
         case .fault(let fault):
             sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
             if fault.kind != .stuck { activeFaults.insert(fault.kind) }
@@ -203,15 +210,13 @@ public final class OrientationHub: @unchecked Sendable {
             sensorLogger.info("sensor input ended")
             sensorPresent = false
             state.sensorName = nil
-            resetPipeline()
+            reportDetectionRestarted()
             updateSensorStatus()
         }
     }
 
-    /// A new sensor starts from scratch: the orientation is unknown until it decides again.
-    private func resetPipeline() {
-        let matrix = pipeline.mountMatrix
-        pipeline = OrientationPipeline(mountMatrix: matrix, configuration: configuration.detector)
+    /// Detection starts afresh with the next sensor: the orientation is unknown until it decides again.
+    private func reportDetectionRestarted() {
         if state.device != .unknown {
             deviceChanged(OrientationChange(time: MonotonicClock.now(), from: state.device, to: .unknown))
         }
@@ -228,6 +233,8 @@ public final class OrientationHub: @unchecked Sendable {
     // MARK: - Orientation changes
 
     private func deviceChanged(_ change: OrientationChange) {
+        // A restarted detector (new parameters) decides afresh, possibly what clients already have.
+        guard change.to != state.device else { return }
         let from = state.device
         state.device = change.to
         publish(topic: "device", fields: [("from", .string(from.rawValue)), ("to", .string(change.to.rawValue))])

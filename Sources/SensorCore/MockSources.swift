@@ -20,7 +20,7 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
             mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
             samplingFrequency: Self.rate(of: samples))
         super.init()
-        continuation.yield(.available(description))
+        outlet.emit(.available(description))
         begin(threadName: "orientd-replay")
     }
 
@@ -47,10 +47,10 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
                 _ = control.wakeup.wait(timeout: due - now)
                 continue
             }
-            continuation.yield(.sample(SensorSample(time: due, reading: samples[index].reading)))
+            outlet.emit(.sample(SensorSample(time: due, reading: samples[index].reading)))
             index += 1
         }
-        continuation.yield(.ended)
+        outlet.emit(.ended)
     }
 
     static func rate(of samples: [(time: Double, reading: Vector3)]) -> Double? {
@@ -68,7 +68,7 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
         input = fileDescriptor
         super.init()
-        continuation.yield(.available(SensorDescription(
+        outlet.emit(.available(SensorDescription(
             identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
             mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
         begin(threadName: "orientd-stdin")
@@ -92,7 +92,7 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                continuation.yield(.fault(SensorFault(kind: .readFailed, device: "stdin", detail: "read: \(String(cString: strerror(errno)))")))
+                outlet.emit(.fault(SensorFault(kind: .readFailed, device: "stdin", detail: "read: \(String(cString: strerror(errno)))")))
                 break
             }
             if count == 0 { break }
@@ -108,7 +108,7 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
             lineNumber += 1
             handle(line: String(decoding: pending, as: UTF8.self), number: lineNumber, anchor: &anchor, faults: &faults)
         }
-        continuation.yield(.ended)
+        outlet.emit(.ended)
     }
 
     private func handle(line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker) {
@@ -116,11 +116,11 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
             guard let (time, reading) = try TraceFormat.parse(line: line, lineNumber: number) else { return }
             let now = MonotonicClock.now()
             if anchor == nil { anchor = (now, time) }
-            if faults.success(.badValue) { continuation.yield(.recovered(.badValue, device: "stdin")) }
-            continuation.yield(.sample(SensorSample(time: anchor!.host + (time - anchor!.trace), reading: reading)))
+            if faults.success(.badValue) { outlet.emit(.recovered(.badValue, device: "stdin")) }
+            outlet.emit(.sample(SensorSample(time: anchor!.host + (time - anchor!.trace), reading: reading)))
         } catch {
             if faults.fault(.badValue, at: MonotonicClock.now()) {
-                continuation.yield(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
+                outlet.emit(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
             }
         }
     }
@@ -130,14 +130,11 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
 /// A subclass sets itself up, then calls ``begin(threadName:)``; its ``run()`` returns when the
 /// switch says shut down (or the input ends).
 public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
-    public let events: AsyncStream<SensorEvent>
-    let continuation: AsyncStream<SensorEvent>.Continuation
+    public let outlet = SensorEventOutlet()
     let control = SamplingSwitch()
     private var thread: WorkerThread?
 
-    init() {
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-    }
+    init() {}
 
     deinit { shutdown() }
 
@@ -156,7 +153,7 @@ public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
         guard control.shutDown() else { return }
         thread?.join()
         thread = nil
-        continuation.finish()
+        outlet.finish()
     }
 }
 

@@ -162,12 +162,22 @@ public enum SensorEvent: Sendable, Hashable {
 /// sensor from creation until ``shutdown()``, but samples only between ``startSampling()`` and
 /// ``stopSampling()``, so a sensor nobody needs costs nothing.
 public protocol AccelerometerSource: AnyObject, Sendable {
-    /// Every event of the source's life, for one consumer; finishes after ``shutdown()``.
-    var events: AsyncStream<SensorEvent> { get }
+    /// Every event of the source's life, for one consumer (``events`` or ``deliver(to:)``);
+    /// finished by ``shutdown()``.
+    var outlet: SensorEventOutlet { get }
     /// Starts sampling (idempotent).
     func startSampling()
     /// Stops sampling (idempotent); the sensor stays known.
     func stopSampling()
     /// Stops everything, releases the device and finishes ``events``.
     func shutdown()
+}
+
+extension AccelerometerSource {
+    /// Every event of the source's life as a stream; finishes after ``shutdown()``.
+    public var events: AsyncStream<SensorEvent> { outlet.events }
+
+    /// Every event of the source's life, passed to `receive` on the source's own threads, one at a
+    /// time and in order; none after ``shutdown()`` returns.
+    public func deliver(to receive: @escaping SensorEventOutlet.Receiver) { outlet.deliver(to: receive) }
 }

@@ -188,28 +188,44 @@ public enum SamplingFrequencyChoice {
 public struct FaultTracker: Sendable {
     public static let minimumInterval = 10.0
 
-    private var episodes: [SensorFault.Kind: Bool] = [:]  // kind → was this episode reported?
-    private var lastReport: [SensorFault.Kind: Double] = [:]
+    /// Per kind (by ``SensorFault/Kind/index``): nil when no episode is open, else whether it was
+    /// reported. Arrays, not dictionaries: `success` runs for every sample and must not hash.
+    private var episodes = [Bool?](repeating: nil, count: SensorFault.Kind.allCases.count)
+    private var lastReport = [Double?](repeating: nil, count: SensorFault.Kind.allCases.count)
 
     public init() {}
 
     /// A fault happened; true when it should be reported now.
     public mutating func fault(_ kind: SensorFault.Kind, at time: Double) -> Bool {
-        guard episodes[kind] == nil else { return false }
-        let report = lastReport[kind].map { time - $0 >= Self.minimumInterval } ?? true
-        episodes[kind] = report
-        if report { lastReport[kind] = time }
+        guard episodes[kind.index] == nil else { return false }
+        let report = lastReport[kind.index].map { time - $0 >= Self.minimumInterval } ?? true
+        episodes[kind.index] = report
+        if report { lastReport[kind.index] = time }
         return report
     }
 
     /// The operation that can fail this way succeeded; true when a reported episode just ended.
     public mutating func success(_ kind: SensorFault.Kind) -> Bool {
-        guard let reported = episodes.removeValue(forKey: kind) else { return false }
+        guard let reported = episodes[kind.index] else { return false }
+        episodes[kind.index] = nil
         return reported
     }
 
     /// True while an episode of `kind` is open.
-    public func isFaulty(_ kind: SensorFault.Kind) -> Bool { episodes[kind] != nil }
+    public func isFaulty(_ kind: SensorFault.Kind) -> Bool { episodes[kind.index] != nil }
+}
+
+extension SensorFault.Kind {
+    /// The position in `allCases`, for per-kind tables.
+    var index: Int {
+        switch self {
+        case .readFailed: 0
+        case .badValue: 1
+        case .badScale: 2
+        case .stuck: 3
+        case .openFailed: 4
+        }
+    }
 }
 
 /// Notices bit-identical readings that go on for `threshold` seconds. Some sensors (HID sensor
@@ -251,5 +267,38 @@ extension StringProtocol {
         while let first = text.first, first.isWhitespace { text.removeFirst() }
         while let last = text.last, last.isWhitespace { text.removeLast() }
         return String(text)
+    }
+}
+
+/// Reading numbers from sysfs attribute text (`-1000\n`, with libiio's trailing NUL), straight from
+/// the bytes: the per-sample path builds no strings. Integers, which every driver's `raw` is, are
+/// parsed here; anything else goes through `Double(String)` exactly as the rest of orientd reads
+/// attributes, so the accepted forms are the same either way.
+public enum AttributeNumber {
+    /// The finite value the text holds; nil for text that is not a number, NaN or infinite.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpaceOrNUL(bytes[start]) { start += 1 }
+        while end > start, isSpaceOrNUL(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        var index = start
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        var magnitude: Int64 = 0
+        var digits = 0
+        while index < end, digits < 18, case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+            magnitude = magnitude * 10 + Int64(digit)
+            digits += 1
+            index += 1
+        }
+        if index == end, digits > 0 { return Double(negative ? -magnitude : magnitude) }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    private static func isSpaceOrNUL(_ byte: UInt8) -> Bool {
+        byte == 0 || byte == UInt8(ascii: " ") || (byte >= 9 && byte <= 13)
     }
 }

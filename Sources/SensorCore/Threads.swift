@@ -73,19 +73,22 @@ public final class Wakeup: @unchecked Sendable {
     /// Sleeps until signalled, `timeout` seconds pass (nil: forever), or `other` becomes readable.
     /// A signal is consumed.
     public func wait(timeout: Double?, other: Int32? = nil) -> Outcome {
-        var descriptors = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let other { descriptors.append(pollfd(fd: other, events: Int16(POLLIN), revents: 0)) }
         let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, 3_600_000)).rounded(.up)) } ?? -1
-        var result: Int32
-        repeat {
-            result = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-        } while result < 0 && errno == EINTR
-        if descriptors[0].revents & Int16(POLLIN) != 0 {
-            var value: UInt64 = 0
-            _ = read(fileDescriptor, &value, 8)
-            return .woken
+        // On the stack: this runs once per sample.
+        return withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { descriptors in
+            descriptors[0] = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            descriptors[1] = pollfd(fd: other ?? -1, events: Int16(POLLIN), revents: 0)  // poll ignores fd -1
+            var result: Int32
+            repeat {
+                result = poll(descriptors.baseAddress, other == nil ? 1 : 2, milliseconds)
+            } while result < 0 && errno == EINTR
+            if descriptors[0].revents & Int16(POLLIN) != 0 {
+                var value: UInt64 = 0
+                _ = read(fileDescriptor, &value, 8)
+                return .woken
+            }
+            if other != nil, descriptors[1].revents != 0 { return .readable }
+            return .timedOut
         }
-        if descriptors.count > 1, descriptors[1].revents != 0 { return .readable }
-        return .timedOut
     }
 }

@@ -1,4 +1,6 @@
 import CLibIIO
+import OrientationCore
+import SensorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -174,6 +176,29 @@ public struct IIOChannel: @unchecked Sendable {
         let (text, count) = readAttributeText(capacity: 256) { iio_channel_attr_read(pointer, name, $0, $1) }
         if count < 0 { throw IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count)) }
         return text
+    }
+
+    /// What a numeric attribute held: its value, or (rarely) the text that is not a number.
+    public enum Number: Sendable, Equatable {
+        case value(Double)
+        case notANumber(String)
+    }
+
+    /// Reads a numeric attribute (the per-sample `raw`) without building strings when it holds a
+    /// number; see ``AttributeNumber``.
+    /// `name` is a literal, so that no C string is built per call.
+    public func readNumber(_ name: StaticString) throws(IIOError) -> Number {
+        let result = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Result<Number, IIOError> in
+            let count = name.withUTF8Buffer { name in
+                iio_channel_attr_read(pointer, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.baseAddress!, buffer.count)
+            }
+            if count < 0 { return .failure(IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count))) }
+            let length = buffer.prefix(min(Int(count), buffer.count)).firstIndex(of: 0) ?? min(Int(count), buffer.count)
+            let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: length)
+            if let value = AttributeNumber.parse(bytes) { return .success(.value(value)) }
+            return .success(.notANumber(String(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())))
+        }
+        return try result.get()
     }
 
     public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {

@@ -10,8 +10,7 @@ import SensorCore
 /// and, while sampling, opened at once. A remote sensor is reconnected every `retryInterval` seconds
 /// while unreachable. Samples are taken by an ``IIOAcquisition`` on its own thread.
 public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Sendable {
-    public let events: AsyncStream<SensorEvent>
-    private let continuation: AsyncStream<SensorEvent>.Continuation
+    public let outlet = SensorEventOutlet()
     private let configuration: SensorConfiguration
     private let queue = DispatchQueue(label: "orientd.sensor")
     public static let retryInterval = 1.0
@@ -36,7 +35,6 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     /// Starts watching for the sensor; fails only when udev itself cannot be used.
     public init(configuration: SensorConfiguration) throws(UdevError) {
         self.configuration = configuration
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         if configuration.specification.isLocalIIO {
             let udev = try Udev()
             let monitor = try UdevMonitor(udev: udev, subsystem: "iio")
@@ -80,7 +78,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             closeAcquisition()
             return true
         }
-        if first { continuation.finish() }
+        if first { outlet.finish() }
     }
 
     // MARK: - Finding the sensor (on `queue`)
@@ -140,7 +138,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         current = (candidate, description)
         announcedUnavailable = false
         pollInsteadOfBuffer = false
-        continuation.yield(.available(description))
+        outlet.emit(.available(description))
         openIfPossible()
     }
 
@@ -148,7 +146,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     private func reportUnavailable(_ reason: String) {
         guard !announcedUnavailable else { return }
         announcedUnavailable = true
-        continuation.yield(.unavailable(reason: reason))
+        outlet.emit(.unavailable(reason: reason))
     }
 
     private func handleUdevEvents() {
@@ -191,7 +189,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             let opened = try IIOAcquisition(
                 context: context, deviceID: current.candidate.deviceID, description: current.description,
                 configuration: configuration, mode: mode,
-                emit: { [continuation] event in continuation.yield(event) },
+                emit: { [outlet] event in outlet.emit(event) },
                 ended: { [weak self] ending in
                     guard let self else { return }
                     queue.async { self.acquisitionEnded(ending, generation: thisGeneration) }
@@ -199,12 +197,12 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             acquisition = opened
             if opened.description != current.description {
                 self.current = (current.candidate, opened.description)
-                continuation.yield(.available(opened.description))
+                outlet.emit(.available(opened.description))
             }
-            if openFaults.success(.openFailed) { continuation.yield(.recovered(.openFailed, device: current.candidate.deviceID)) }
+            if openFaults.success(.openFailed) { outlet.emit(.recovered(.openFailed, device: current.candidate.deviceID)) }
         } catch {
             if openFaults.fault(.openFailed, at: MonotonicClock.now()) {
-                continuation.yield(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
+                outlet.emit(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
             }
             scheduleRetry()
         }
@@ -226,8 +224,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             var description = current.description
             description.acquisition = .poll
             self.current = (current.candidate, description)
-            continuation.yield(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: "\(detail); polling instead")))
-            continuation.yield(.available(description))
+            outlet.emit(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: "\(detail); polling instead")))
+            outlet.emit(.available(description))
             openIfPossible()
         case .deviceGone(let detail), .failed(let detail):
             self.current = nil

@@ -190,20 +190,21 @@ final class IIOAcquisition: @unchecked Sendable {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
-            var raw = [Double](repeating: 0, count: 3)
+            var raw = (0.0, 0.0, 0.0)
             var failure: (SensorFault.Kind, String, IIOError?)?
-            for (index, channel) in channels.enumerated() {
+            for index in 0..<3 {
+                let channel = index == 0 ? channels[0] : index == 1 ? channels[1] : channels[2]
                 do {
-                    let text = try channel.readAttribute("raw").trimmingWhitespace()
-                    guard let value = Double(text), value.isFinite else {
+                    switch try channel.readNumber("raw") {
+                    case .value(let value):
+                        if index == 0 { raw.0 = value } else if index == 1 { raw.1 = value } else { raw.2 = value }
+                    case .notANumber(let text):
                         failure = (.badValue, "\(channel.id) raw \"\(text.prefix(40))\" is not a number", nil)
-                        break
                     }
-                    raw[index] = value
                 } catch {
                     failure = (.readFailed, "\(channel.id) raw: \(error.errnoDescription)", error)
-                    break
                 }
+                if failure != nil { break }
             }
             let time = MonotonicClock.now()
             if let (kind, detail, error) = failure {
@@ -214,17 +215,15 @@ final class IIOAcquisition: @unchecked Sendable {
                 continue
             }
             failingSince = nil
-            for kind in [SensorFault.Kind.readFailed, .badValue] where faults.success(kind) {
-                emit(.recovered(kind, device: device.id))
-            }
-            deliver(raw: raw, at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+            if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
+            if faults.success(.badValue) { emit(.recovered(.badValue, device: device.id)) }
+            deliver(raw: Vector3(raw.0, raw.1, raw.2), at: time, calibration: calibration, stuck: &stuck, faults: &faults)
         }
         return nil
     }
 
     /// Converts and emits one reading: (raw + offset) × scale; dropped while the scale is unusable.
-    private func deliver(raw: [Double], at time: Double, calibration: Calibration, stuck: inout StuckDetector, faults: inout FaultTracker) {
-        let rawVector = Vector3(raw[0], raw[1], raw[2])
+    private func deliver(raw rawVector: Vector3, at time: Double, calibration: Calibration, stuck: inout StuckDetector, faults: inout FaultTracker) {
         switch stuck.observe(rawVector, at: time) {
         case .becameStuck:
             if faults.fault(.stuck, at: time) {
@@ -237,9 +236,9 @@ final class IIOAcquisition: @unchecked Sendable {
         }
         guard calibration.valid else { return }
         let reading = Vector3(
-            (raw[0] + calibration.offset[0]) * calibration.scale[0],
-            (raw[1] + calibration.offset[1]) * calibration.scale[1],
-            (raw[2] + calibration.offset[2]) * calibration.scale[2])
+            (rawVector.x + calibration.offset[0]) * calibration.scale[0],
+            (rawVector.y + calibration.offset[1]) * calibration.scale[1],
+            (rawVector.z + calibration.offset[2]) * calibration.scale[2])
         emit(.sample(SensorSample(time: time, reading: reading)))
     }
 
@@ -291,7 +290,7 @@ final class IIOAcquisition: @unchecked Sendable {
                 } else {
                     time = host
                 }
-                deliver(raw: [axes[0][sample], axes[1][sample], axes[2][sample]], at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+                deliver(raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time, calibration: calibration, stuck: &stuck, faults: &faults)
             }
         }
         return nil

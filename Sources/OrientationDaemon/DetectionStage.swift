@@ -1,0 +1,46 @@
+import OrientationCore
+import SensorCore
+import Synchronization
+
+/// The detection pipeline, run on the sensor's own thread for every sample and shared with the
+/// hub's event loop, which reconfigures it and advances it when the sensor falls silent.
+///
+/// Why here and not on the loop: a sample almost never changes the orientation, so deciding where
+/// the sample arrives leaves the loop asleep (one thread wake-up per sample instead of three,
+/// measured in docs/benchmarks.md). The lock is uncontended except on those rare loop calls.
+final class DetectionStage: Sendable {
+    private let pipeline: Mutex<OrientationPipeline>
+
+    init(configuration: DetectorConfiguration) {
+        pipeline = Mutex(OrientationPipeline(configuration: configuration))
+    }
+
+    /// Applies one sensor event: a sample may change the device orientation; a sensor that becomes
+    /// available brings its mount matrix; a lost or ended sensor starts detection afresh (the hub
+    /// then reports the orientation unknown).
+    func observe(_ event: SensorEvent) -> OrientationChange? {
+        pipeline.withLock { pipeline in
+            switch event {
+            case .sample(let sample):
+                return pipeline.process(time: sample.time, reading: sample.reading)
+            case .available(let description):
+                pipeline.mountMatrix = description.mountMatrix
+            case .unavailable, .ended:
+                pipeline = OrientationPipeline(mountMatrix: pipeline.mountMatrix, configuration: pipeline.detector.configuration)
+            case .fault, .recovered:
+                break
+            }
+            return nil
+        }
+    }
+
+    /// New detector parameters: detection starts afresh with the same mount matrix.
+    func restart(configuration: DetectorConfiguration) {
+        pipeline.withLock { $0 = OrientationPipeline(mountMatrix: $0.mountMatrix, configuration: configuration) }
+    }
+
+    /// No sample since the detector's timeout: the orientation may become unknown.
+    func advance(to time: Double) -> OrientationChange? {
+        pipeline.withLock { $0.advance(to: time) }
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+import OrientationCore
+import SensorCore
+@testable import OrientationDaemon
+
+@Suite("Detection stage (the detector on the sensor's thread)")
+struct DetectionStageTests {
+    /// Samples of a device held still at `reading` (sensor frame) for `seconds` at 25 Hz; the changes they cause.
+    func hold(_ stage: DetectionStage, _ reading: Vector3, from start: Double, seconds: Double = 1) -> [OrientationChange] {
+        stride(from: start, to: start + seconds, by: 0.04).compactMap { time in
+            stage.observe(.sample(SensorSample(time: time, reading: reading)))
+        }
+    }
+
+    @Test("samples decide; a new sensor's matrix applies to the samples after it; a lost sensor starts afresh")
+    func observe() throws {
+        let stage = DetectionStage(configuration: DetectorConfiguration())
+        #expect(stage.observe(.available(SensorDescription(identifier: "a", name: "a"))) == nil)
+        let upright = Vector3(0, -9.81, 0)
+        #expect(hold(stage, upright, from: 0).map(\.to) == [.portrait])
+        // The same raw reading through a matrix that turns the sensor's y into the display's x.
+        let turned = try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1")
+        #expect(stage.observe(.available(SensorDescription(identifier: "b", name: "b", mountMatrix: turned))) == nil)
+        let afterTurn = hold(stage, upright, from: 1)
+        #expect(afterTurn.count == 1)
+        #expect(afterTurn.first?.from == .portrait)
+        #expect(afterTurn.first.map { [.landscapeLeft, .landscapeRight].contains($0.to) } == true)
+        #expect(stage.observe(.unavailable(reason: "removed")) == nil)
+        let again = hold(stage, upright, from: 2)
+        #expect(again.first?.from == .unknown)
+    }
+
+    @Test("new detector parameters start detection afresh with the same matrix")
+    func restart() {
+        let stage = DetectionStage(configuration: DetectorConfiguration())
+        let upright = Vector3(0, -9.81, 0)
+        #expect(hold(stage, upright, from: 0).map(\.to) == [.portrait])
+        stage.restart(configuration: DetectorConfiguration())
+        #expect(hold(stage, upright, from: 1).map { "\($0.from)→\($0.to)" } == ["unknown→portrait"])
+    }
+}
