@@ -270,15 +270,16 @@ extension StringProtocol {
     }
 }
 
-/// Reading numbers from sysfs attribute text (`-1000\n`, with libiio's trailing NUL), straight from
-/// the bytes: the per-sample path builds no strings. Integers, which every driver's `raw` is, are
-/// parsed here; anything else goes through `Double(String)` exactly as the rest of orientd reads
-/// attributes, so the accepted forms are the same either way.
+/// Reading numbers from sysfs attribute text (`-1000\n`, with libiio's trailing NUL; only the first
+/// line counts), straight from the bytes: the per-sample path builds no strings. Integers, which
+/// every driver's `raw` is, are parsed here; anything else goes through `Double(String)` exactly as
+/// the rest of orientd reads attributes, so the accepted forms are the same either way.
 public enum AttributeNumber {
     /// The finite value the text holds; nil for text that is not a number, NaN or infinite.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Double? {
         var start = bytes.startIndex
-        var end = bytes.endIndex
+        // One value per attribute: only the first line counts.
+        var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
         while start < end, isSpaceOrNUL(bytes[start]) { start += 1 }
         while end > start, isSpaceOrNUL(bytes[end - 1]) { end -= 1 }
         guard start < end else { return nil }

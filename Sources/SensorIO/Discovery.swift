@@ -15,8 +15,8 @@ public enum AccelerometerDiscovery {
     static func candidate(_ device: UdevDevice) -> AccelerometerCandidate? {
         let id = device.sysname
         guard id.hasPrefix("iio:device") else { return nil }
-        let raw = axes.allSatisfy { device.attribute("in_accel_\($0)_raw") != nil }
-        let buffered = axes.allSatisfy { device.attribute("scan_elements/in_accel_\($0)_en") != nil }
+        let raw = axes.allSatisfy { device.hasAttribute("in_accel_\($0)_raw") }
+        let buffered = axes.allSatisfy { device.hasAttribute("scan_elements/in_accel_\($0)_en") }
         guard raw || buffered else { return nil }
         let matrices: [AccelerometerCandidate.SysfsMountMatrix] = [
             ("mount_matrix", MountMatrixOrigin.sysfsMountMatrix), ("in_accel_mount_matrix", .sysfsAccelMountMatrix), ("in_mount_matrix", .sysfsInMountMatrix),

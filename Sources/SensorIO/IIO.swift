@@ -171,6 +171,11 @@ public struct IIOChannel: @unchecked Sendable {
 
     public func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
 
+    /// The sysfs file name of a channel attribute (`in_accel_x_raw` for `raw`), if the channel has it.
+    public func attributeFileName(_ name: String) -> String? {
+        iio_channel_attr_get_filename(pointer, name).map { String(cString: $0) }
+    }
+
     /// Reads a channel attribute (`iio_channel_attr_read`), e.g. `raw`, `scale`, `offset`.
     public func readAttribute(_ name: String) throws(IIOError) -> String {
         let (text, count) = readAttributeText(capacity: 256) { iio_channel_attr_read(pointer, name, $0, $1) }
@@ -182,6 +187,16 @@ public struct IIOChannel: @unchecked Sendable {
     public enum Number: Sendable, Equatable {
         case value(Double)
         case notANumber(String)
+
+        /// The value of attribute text as read (up to a NUL); see ``AttributeNumber``.
+        init(_ text: UnsafeRawBufferPointer) {
+            let bytes = UnsafeRawBufferPointer(rebasing: text[..<(text.firstIndex(of: 0) ?? text.endIndex)])
+            if let value = AttributeNumber.parse(bytes) {
+                self = .value(value)
+            } else {
+                self = .notANumber(String(String(decoding: bytes, as: UTF8.self).trimmingWhitespace()))
+            }
+        }
     }
 
     /// Reads a numeric attribute (the per-sample `raw`) without building strings when it holds a
@@ -193,10 +208,7 @@ public struct IIOChannel: @unchecked Sendable {
                 iio_channel_attr_read(pointer, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.baseAddress!, buffer.count)
             }
             if count < 0 { return .failure(IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count))) }
-            let length = buffer.prefix(min(Int(count), buffer.count)).firstIndex(of: 0) ?? min(Int(count), buffer.count)
-            let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress, count: length)
-            if let value = AttributeNumber.parse(bytes) { return .success(.value(value)) }
-            return .success(.notANumber(String(String(decoding: bytes, as: UTF8.self).trimmingWhitespace())))
+            return .success(Number(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(Int(count), buffer.count))))
         }
         return try result.get()
     }
@@ -276,4 +288,42 @@ private func readAttributeText(capacity: Int, _ read: (UnsafeMutablePointer<CCha
     let result = buffer.withUnsafeMutableBufferPointer { read($0.baseAddress!, $0.count) }
     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     return (text, result)
+}
+
+/// One sysfs attribute file of a local device, kept open and re-read from offset 0 for every sample.
+///
+/// Why not libiio: `iio_channel_attr_read` opens, reads and closes the file on every call (five
+/// system calls and a path walk per axis). The kernel's sysfs ABI regenerates an attribute's text
+/// on each read at offset 0 of an open file, so one `pread` per axis is enough. After a failed read
+/// the file is reopened before the next one (a rebound driver, a replaced node).
+final class SysfsAttributeFile {
+    let path: String
+    private var descriptor: Int32 = -1
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// The attribute's value (or the text that is not a number).
+    func readNumber() throws(IIOError) -> IIOChannel.Number {
+        if descriptor < 0 {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 { throw IIOError("open(\(path))", code: errno) }
+        }
+        let result = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer -> Result<IIOChannel.Number, IIOError> in
+            var count: Int
+            repeat {
+                count = pread(descriptor, buffer.baseAddress, buffer.count, 0)
+            } while count < 0 && errno == EINTR
+            if count < 0 { return .failure(IIOError("pread(\(path))", code: errno)) }
+            return .success(IIOChannel.Number(UnsafeRawBufferPointer(rebasing: buffer[..<count])))
+        }
+        if case .failure = result {
+            close(descriptor)
+            descriptor = -1
+        }
+        return try result.get()
+    }
 }

@@ -24,6 +24,9 @@ final class IIOAcquisition: @unchecked Sendable {
     let description: SensorDescription
     private let device: IIODevice
     private let channels: [IIOChannel]
+    /// How the poll loop reads each axis's `raw`: the kept-open sysfs file of a local device, or
+    /// libiio (remote devices, or a local attribute whose file name libiio does not know).
+    private let rawReaders: [RawReader]
     private let mode: AcquisitionMode
     private let pollPeriod: Double
     private let fallbackAllowed: Bool
@@ -49,6 +52,10 @@ final class IIOAcquisition: @unchecked Sendable {
         self.mode = mode
         self.emit = emit
         isRemote = context.uri.hasPrefix("ip:")
+        rawReaders = channels.map { channel in
+            guard context.uri == "local:", let file = channel.attributeFileName("raw") else { return .libiio(channel) }
+            return .sysfs(SysfsAttributeFile(path: "/sys/bus/iio/devices/\(deviceID)/\(file)"))
+        }
         // A remote read on a dead connection must fail rather than block the worker for good.
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
         fallbackAllowed = configuration.acquisition == .auto
@@ -92,6 +99,18 @@ final class IIOAcquisition: @unchecked Sendable {
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
+
+    private enum RawReader {
+        case sysfs(SysfsAttributeFile)
+        case libiio(IIOChannel)
+
+        func read() throws(IIOError) -> IIOChannel.Number {
+            switch self {
+            case .sysfs(let file): try file.readNumber()
+            case .libiio(let channel): try channel.readNumber("raw")
+            }
+        }
+    }
 
     // MARK: - Setup
 
@@ -193,9 +212,9 @@ final class IIOAcquisition: @unchecked Sendable {
             var raw = (0.0, 0.0, 0.0)
             var failure: (SensorFault.Kind, String, IIOError?)?
             for index in 0..<3 {
-                let channel = index == 0 ? channels[0] : index == 1 ? channels[1] : channels[2]
+                let channel = channels[index]
                 do {
-                    switch try channel.readNumber("raw") {
+                    switch try rawReaders[index].read() {
                     case .value(let value):
                         if index == 0 { raw.0 = value } else if index == 1 { raw.1 = value } else { raw.2 = value }
                     case .notANumber(let text):

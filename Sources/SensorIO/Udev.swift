@@ -70,6 +70,12 @@ public final class UdevDevice: @unchecked Sendable {
         udev_device_get_property_value(pointer, name).map { String(cString: $0) }
     }
 
+    /// True when the device has the sysfs attribute (relative path), readable now or not: a sensor
+    /// whose value fails to read is still that sensor, and its faults are reported as such.
+    public func hasAttribute(_ name: String) -> Bool {
+        access(syspath + "/" + name, F_OK) == 0
+    }
+
     /// A sysfs attribute, relative to the device (`scan_elements/in_accel_x_en` works), trailing
     /// whitespace removed; nil when absent or unreadable.
     public func attribute(_ name: String) -> String? {

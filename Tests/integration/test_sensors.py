@@ -194,15 +194,32 @@ class Faults(TestbedCase):
 
     def test_unreadable_attribute_is_a_read_fault_with_its_errno(self):
         path = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
-        run = self.start("record")
-        run.wait_for(lambda r: len(r.samples()) >= 1, what="samples")
         attribute = os.path.join(self.bed.root, path.lstrip("/"), "in_accel_x_raw")
+        # A regular file whose every read fails with EIO, as a driver's would: reading the reader's
+        # own /proc/self/mem at offset 0 (address 0 is never mapped).
         os.unlink(attribute)
-        os.mkdir(attribute)  # read() on a directory fails (EISDIR): an unreadable attribute
-        run.wait_for(lambda r: r.stderr_contains("read-failed: accel_x raw: EISDIR"), what="the read fault")
-        os.rmdir(attribute)
+        os.symlink("/proc/self/mem", attribute)
+        run = self.start("record")
+        run.wait_for(lambda r: r.stderr_contains("read-failed: accel_x raw: EIO"), what="the read fault")
+        self.assertEqual(run.samples(), [])
+        # The attribute becomes readable: a failed attribute is reopened, so samples resume.
+        os.unlink(attribute)
         self.bed.set_attribute(path, "in_accel_x_raw", "0")
         run.wait_for(lambda r: r.stderr_contains("read-failed recovered"), what="the recovery")
+        run.wait_for(lambda r: len(r.samples()) >= 1, what="samples after the recovery")
+        self.assertEqual(sum("read-failed:" in line for line in run.stderr_lines), 1)
+
+    def test_values_are_read_from_the_open_attribute_without_reopening(self):
+        # The kernel regenerates an attribute's text on each read of the open file; orientd keeps
+        # the three raw files open. A file swapped underneath (a new inode) is therefore not seen,
+        # which shows the per-sample path does not reopen.
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
+        run = self.start("record", "--rate", "50")
+        run.wait_for(lambda r: len(r.samples()) >= 1, what="samples")
+        self.bed.bed.set_attribute(path, "in_accel_x_raw", "-1000\n")  # umockdev's: a new file
+        self.bed.set_attribute(path, "in_accel_y_raw", "-500")  # in place, like the kernel
+        run.wait_for(lambda r: close(r.samples()[-1][2], -4.905), what="the in-place change")
+        self.assertTrue(close(run.samples()[-1][1], 0))
 
     def test_zero_or_nan_scale_drops_samples_until_fixed(self):
         for bad in ("0", "nan"):

@@ -83,7 +83,22 @@ class Testbed:
             return handle.read().rstrip("\x00\n")
 
     def set_attribute(self, path, name, value):
-        self.bed.set_attribute(path, name, value if value.endswith("\n") else value + "\n")
+        """Changes an attribute the way the kernel does: the same file, new text (a reader that
+        keeps the file open sees it on its next read from offset 0). umockdev's own
+        set_attribute replaces the file, which only a reader that reopens it would notice; it
+        is used for attributes that do not exist yet. The text is written before the file is
+        cut to length, so a reader in between sees the new first line."""
+        text = (value if value.endswith("\n") else value + "\n").encode()
+        try:
+            fd = os.open(os.path.join(self.root, path.lstrip("/"), name), os.O_WRONLY)
+        except FileNotFoundError:
+            self.bed.set_attribute(path, name, text.decode())
+            return
+        try:
+            os.pwrite(fd, text, 0)
+            os.ftruncate(fd, len(text))
+        finally:
+            os.close(fd)
 
     def set_raw(self, path, x, y, z):
         for axis, value in zip("xyz", (x, y, z)):
