@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A JSON document as a value: parsed with Foundation's decoder, written with the keys in the order
 /// they were given, so output lines read the same every time.

@@ -1,6 +1,5 @@
 import OrientationCore
 import SensorCore
-import TOMLKit
 
 /// What a configuration file sets; every field nil means "not in the file".
 public struct ConfigurationValues: Sendable {
@@ -69,40 +68,47 @@ public enum ConfigurationFile {
     }
 
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> ConfigurationValues {
-        let table: TOMLTable
+        let document: TOMLDocument
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationError(file: file, line: error.source.begin.line, message: "not valid TOML: \(error.description)")
+            document = try TOMLDocument(parsing: text)
         } catch {
-            throw ConfigurationError(file: file, line: nil, message: "not valid TOML: \(error)")
+            throw ConfigurationError(file: file, line: error.line, message: "not valid TOML: \(error.message)")
         }
-        let lines = KeyLocator(text)
+        var lines: [String: Int] = [:]  // "table" and "table.key" → line
+        for table in document.tables {
+            lines[table.name] = table.line
+            for entry in table.entries { lines["\(table.name).\(entry.key)"] = entry.line }
+        }
         func fail(_ table: String, _ key: String?, _ problem: String) -> ConfigurationError {
             let name = key.map { "[\(table)] \($0)" } ?? "[\(table)]"
             let expected = key.flatMap { schema[table]?[$0] }.map { " (expected \($0))" } ?? ""
-            return ConfigurationError(file: file, line: lines.line(table: table, key: key), message: "\(name): \(problem)\(expected)")
+            return ConfigurationError(file: file, line: key.flatMap { lines["\(table).\($0)"] } ?? lines[table], message: "\(name): \(problem)\(expected)")
         }
         var values = ConfigurationValues()
-        for (tableName, node) in table {
+        for table in document.tables {
+            let tableName = table.name
+            guard !tableName.isEmpty else {
+                throw ConfigurationError(file: file, line: table.entries.first?.line,
+                                         message: "key \"\(table.entries[0].key)\" is outside a table (tables: \(schema.keys.sorted().joined(separator: ", ")))")
+            }
             guard let keys = schema[tableName] else {
-                throw ConfigurationError(file: file, line: lines.line(table: tableName, key: nil),
+                throw ConfigurationError(file: file, line: table.line,
                                          message: "unknown table [\(tableName)] (tables: \(schema.keys.sorted().joined(separator: ", ")))")
             }
-            guard let section = node.table else { throw fail(tableName, nil, "must be a table") }
-            for (key, value) in section {
+            for entry in table.entries {
+                let (key, value) = (entry.key, entry.value)
                 guard keys[key] != nil else {
-                    throw ConfigurationError(file: file, line: lines.line(table: tableName, key: key),
+                    throw ConfigurationError(file: file, line: entry.line,
                                              message: "[\(tableName)]: unknown key \"\(key)\" (keys: \(keys.keys.sorted().joined(separator: ", ")))")
                 }
                 func string() throws(ConfigurationError) -> String {
-                    guard let text = value.string else { throw fail(tableName, key, "wrong type \(value.type)") }
+                    guard case .string(let text) = value else { throw fail(tableName, key, "wrong type \(value.typeName)") }
                     return text
                 }
                 func number() throws(ConfigurationError) -> Double {
-                    if let double = value.double, double.isFinite { return double }
-                    if let int = value.int { return Double(int) }
-                    throw fail(tableName, key, "wrong type \(value.type)")
+                    if case .float(let double) = value, double.isFinite { return double }
+                    if case .integer(let int) = value { return Double(int) }
+                    throw fail(tableName, key, value.typeName == "float" ? "\(value) is not a finite number" : "wrong type \(value.typeName)")
                 }
                 switch (tableName, key) {
                 case ("sensor", "sensor"):
@@ -127,18 +133,18 @@ public enum ConfigurationFile {
                     guard let idiom = DeviceIdiom(rawValue: try string()) else { throw fail(tableName, key, "unknown idiom") }
                     values.idiom = idiom
                 case ("session", "supported"):
-                    guard let array = value.array else { throw fail(tableName, key, "wrong type \(value.type)") }
+                    guard case .array(let array) = value else { throw fail(tableName, key, "wrong type \(value.typeName)") }
                     var mask: InterfaceOrientationMask = []
                     for element in array {
-                        guard let name = element.string, let named = InterfaceOrientationMask(name: name) else {
-                            throw fail(tableName, key, "\(element.debugDescription) is not a mask name")
+                        guard case .string(let name) = element, let named = InterfaceOrientationMask(name: name) else {
+                            throw fail(tableName, key, "\(element) is not a mask name")
                         }
                         mask.formUnion(named)
                     }
                     guard !mask.isEmpty else { throw fail(tableName, key, "must name at least one orientation") }
                     values.supported = mask
                 case ("session", "locked"):
-                    guard let flag = value.bool else { throw fail(tableName, key, "wrong type \(value.type)") }
+                    guard case .boolean(let flag) = value else { throw fail(tableName, key, "wrong type \(value.typeName)") }
                     values.locked = flag
                 case ("socket", "path"):
                     let path = try string()
@@ -153,7 +159,7 @@ public enum ConfigurationFile {
                 case ("access", "control-group"):
                     values.controlGroup = try string()
                 case ("clients", "max"):
-                    guard let count = value.int, count > 0 else { throw fail(tableName, key, "must be an integer > 0") }
+                    guard case .integer(let count) = value, count > 0 else { throw fail(tableName, key, "must be an integer > 0") }
                     values.maximumClients = count
                 case ("clients", "stall-timeout"):
                     let seconds = try number()
@@ -191,30 +197,6 @@ public enum ConfigurationFile {
         }
         return values
     }
-
-    /// Finds the line of `[table]` headers and `key =` lines, so that errors about values TOMLKit
-    /// parsed fine can still point at the line.
-    struct KeyLocator {
-        var lines: [String: Int] = [:]
-
-        init(_ text: String) {
-            var table = ""
-            for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let line = raw.drop(while: \.isWhitespace)
-                if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
-                    table = String(line[line.index(after: line.startIndex)..<close].trimmingWhitespace())
-                    if lines[table] == nil { lines[table] = index + 1 }
-                } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                    let key = String(line[..<equals].trimmingWhitespace()).trimmingQuotes()
-                    lines["\(table).\(key)"] = index + 1
-                }
-            }
-        }
-
-        func line(table: String, key: String?) -> Int? {
-            key.flatMap { lines["\(table).\($0)"] } ?? lines[table]
-        }
-    }
 }
 
 /// Renders an effective configuration as the file would write it (`orientd check-config`).
@@ -238,13 +220,6 @@ public enum ConfigurationRendering {
         text += "\n[clients]\nmax = \(daemon.maximumClients)\nstall-timeout = \(number(daemon.stallTimeout))\nclaim-linger = \(number(daemon.claimLinger))\n"
         text += "\n[log]\nlevel = \"\(logLevel)\"\n"
         return text
-    }
-}
-
-extension String {
-    func trimmingQuotes() -> String {
-        if count >= 2, let first, let last, first == last, first == "\"" || first == "'" { return String(dropFirst().dropLast()) }
-        return self
     }
 }
 

@@ -96,7 +96,10 @@ public struct JournalLogHandler: LogHandler {
             var seconds = time_t(now.tv_sec)
             var parts = tm()
             localtime_r(&seconds, &parts)
-            let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+            let stamp = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
+                buffer.baseAddress![strftime(buffer.baseAddress, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)] = 0
+                return String(cString: buffer.baseAddress!)
+            }
             text = "\(stamp) \(level.rawValue) \(body)\n"
         }
         text.withCString { _ = write(2, $0, strlen($0)) }

@@ -1,5 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import OrientationCore
 
 /// `orientd check-resolver VECTORS.json`: runs resolver test vectors (resolver.md §1).
@@ -30,7 +37,7 @@ struct CheckResolverCommand: ParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: vectors))
         } catch {
-            printError("orientd check-resolver: cannot read \(vectors): \(error.localizedDescription)")
+            printError("orientd check-resolver: cannot read \(vectors): \(String(cString: strerror(errno)))")
             throw ExitCode(66)
         }
         let file: ResolverVectorFile
@@ -53,11 +60,10 @@ struct CheckResolverCommand: ParsableCommand {
     }
 }
 
-/// Foundation's JSON errors hide the position in `userInfo`; bring it out.
+/// The JSON decoder's errors carry the position in the underlying error; bring it out.
 func describeJSONError(_ error: any Error) -> String {
     if case DecodingError.dataCorrupted(let context) = error {
-        let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        return underlying ?? context.debugDescription
+        return context.underlyingError.map { "\($0)" } ?? context.debugDescription
     }
     return "\(error)"
 }

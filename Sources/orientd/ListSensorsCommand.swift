@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import OrientationCore
 import SensorCore
 import SensorIO
@@ -78,7 +82,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
             print("\(description.identifier)  \(description.name)\(mark)")
             func row(_ key: String, _ value: String?) {
                 guard let value else { return }
-                print("  " + key.padding(toLength: 14, withPad: " ", startingAt: 0) + value)
+                print("  " + key + String(repeating: " ", count: max(1, 14 - key.count)) + value)
             }
             row("sysfs", description.sysfsPath)
             row("device node", description.deviceNode)

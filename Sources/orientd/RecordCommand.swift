@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import OrientationCore
 import SensorCore
 import SensorIO
@@ -38,15 +40,15 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try sensorOptions.configuration()
-        let sink: FileHandle
+        let sink: Int32
         if output == "-" {
-            sink = .standardOutput
+            sink = STDOUT_FILENO
         } else {
-            guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
+            sink = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard sink >= 0 else {
                 printError("orientd record: cannot write \(output): \(String(cString: strerror(errno)))")
                 throw ExitCode(73)
             }
-            sink = handle
         }
         let source: any AccelerometerSource
         do {
@@ -103,7 +105,7 @@ struct RecordCommand: AsyncParsableCommand {
             }
         }
         writer.flush()
-        if sink !== FileHandle.standardOutput { try? sink.close() }
+        if sink != STDOUT_FILENO { close(sink) }
         printError("orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)")
     }
 }
@@ -111,14 +113,14 @@ struct RecordCommand: AsyncParsableCommand {
 /// CSV output in the corpus's number format (t to 5 decimals, m/s² to 4): line by line to a pipe or
 /// terminal, so a reader sees samples live; in 4 KiB blocks to a regular file.
 struct TraceWriter {
-    let sink: FileHandle
+    let sink: Int32
     private let live: Bool
     private var pending = ""
 
-    init(sink: FileHandle) {
+    init(sink: Int32) {
         self.sink = sink
         var status = stat()
-        live = fstat(sink.fileDescriptor, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG
+        live = fstat(sink, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG
     }
 
     mutating func writeHeader() {
@@ -127,13 +129,22 @@ struct TraceWriter {
     }
 
     mutating func write(time: Double, reading: Vector3) {
-        pending += String(format: "%.5f,%.4f,%.4f,%.4f\n", time, reading.x, reading.y, reading.z)
+        pending += withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer in
+            _ = withVaList([time, reading.x, reading.y, reading.z]) { vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f\n", $0) }
+            return String(cString: buffer.baseAddress!)
+        }
         if live || pending.utf8.count >= 4096 { flush() }
     }
 
     mutating func flush() {
         guard !pending.isEmpty else { return }
-        sink.write(Data(pending.utf8))
+        var bytes = Array(pending.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(sink, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { break }  // a closed pipe: the reader is gone
+            bytes = bytes.dropFirst(written)
+        }
         pending = ""
     }
 }

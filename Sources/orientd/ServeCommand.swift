@@ -1,5 +1,13 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import OrientationCore
 import OrientationDaemon
