@@ -67,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "orientd-bench",
-            dependencies: ["OrientationCore", "CorpusScoring"]
+            dependencies: ["OrientationCore", "CorpusScoring", "CLinux"]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),
@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CorpusTests",
-            dependencies: ["OrientationCore", "CorpusScoring"]
+            dependencies: ["OrientationCore", "CorpusScoring", "CLinux"]
         ),
     ]
 )

@@ -16,3 +16,6 @@ struct orientd_peer_credentials {
     uid_t uid;
     gid_t gid;
 };
+
+/* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
+#include <sys/epoll.h>

@@ -5,6 +5,7 @@ import OrientationCore
 /// `orientd-bench`: the corpus score table and the detector's throughput (`make bench`).
 ///
 /// Usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]
+///        orientd-bench fanout-client SOCKET COUNT [--stalled]   (see ``FanOutClient``)
 ///
 /// With `--markdown`, the section between `<!-- detector-benchmark:begin -->` and
 /// `<!-- detector-benchmark:end -->` in FILE is replaced by the measured results, so the document is
@@ -13,6 +14,14 @@ import OrientationCore
 struct DetectorBenchmark {
     static func main() throws {
         var arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "fanout-client" {
+            let rest = Array(arguments.dropFirst())
+            guard rest.count >= 2, let count = Int(rest[1]), count > 0 else {
+                throw UsageError(message: "usage: orientd-bench fanout-client SOCKET COUNT [--stalled]")
+            }
+            try FanOutClient.run(socketPath: rest[0], count: count, stalled: rest.dropFirst(2).contains("--stalled"))
+            return
+        }
         var corpus = "Tests/Fixtures/corpus/public"
         var markdown: String?
         var targetSamples = 20_000_000
@@ -22,7 +31,7 @@ struct DetectorBenchmark {
             case "--markdown": markdown = try value(for: argument, from: &arguments)
             case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
             case "-h", "--help":
-                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]")
+                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled]")
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
             }
