@@ -17,13 +17,17 @@ DOCDIR      ?= $(PREFIX)/share/doc/orientd
 SYSCONFDIR  ?= /etc
 ORIENTD_BIN ?= .build/release/orientd
 ORIENTCTL_BIN ?= .build/release/orientctl
+FUZZ_SECONDS ?= 20
+# libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
+FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 
-.PHONY: help deps build release test integration-test demo bench clean install install-files uninstall
+.PHONY: help deps build release test integration-test fuzz demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
+	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
@@ -42,7 +46,22 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/run-integration-tests
+	$(MAKE) fuzz
+
+# The request decoder under libFuzzer and AddressSanitizer for FUZZ_SECONDS, starting from the seed
+# inputs in Tests/Fixtures/fuzz-request (new inputs it finds go to .build/fuzz/corpus). A crash
+# leaves its input in .build/fuzz/ and fails the target; `orientd-fuzz FILE` replays it.
+fuzz: deps
+	@test -n "$(FUZZER_LIB)" || { echo "make fuzz: libclang_rt.fuzzer_no_main-x86_64.a not found next to swiftc" >&2; exit 69; }
+	$(SWIFT) build -c release --product orientd-fuzz --build-path .build/fuzz -Xswiftc -DFUZZING \
+		-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+		-Xlinker $(FUZZER_LIB) -Xlinker -lstdc++
+	mkdir -p .build/fuzz/corpus
+	SWIFT_BACKTRACE=enable=no timeout -s KILL $$(( $(FUZZ_SECONDS) + 60 )) .build/fuzz/release/orientd-fuzz \
+		-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
+		.build/fuzz/corpus Tests/Fixtures/fuzz-request < /dev/null
 
 integration-test: deps
 	$(SWIFT) build --product orientd

@@ -66,6 +66,14 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "orientd-fuzz",
+            dependencies: [
+                "OrientationProtocol", "OrientationCore", "CLinux",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
             name: "orientd-bench",
             dependencies: ["OrientationCore", "CorpusScoring", "CLinux"]
         ),

@@ -19,3 +19,7 @@ struct orientd_peer_credentials {
 
 /* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
 #include <sys/epoll.h>
+
+/* libFuzzer's driver (libclang_rt.fuzzer_no_main), called by orientd-fuzz when built by `make fuzz`;
+ * never linked into the daemon. */
+int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const unsigned char *data, unsigned long size));
