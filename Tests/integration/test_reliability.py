@@ -1,0 +1,217 @@
+"""Faults, load and hostile input against the real daemon (issue 8): seeded protocol abuse while a
+healthy client keeps receiving events. Figures go to stdout as `reliability: KEY VALUE` lines."""
+import json
+import os
+import random
+import socket
+import threading
+import time
+import unittest
+
+from daemon import Daemon
+
+SEED = int(os.environ.get("ORIENTD_ABUSE_SEED", "8"))
+MESSAGES = int(os.environ.get("ORIENTD_ABUSE_MESSAGES", "100000"))
+LINE_LIMIT = 65_536
+
+
+def report(key, value):
+    print(f"reliability: {key} {value}", flush=True)
+
+
+class AbuseGenerator:
+    """Malformed and hostile request lines from a seeded generator, so a failure reproduces with
+    ORIENTD_ABUSE_SEED. Every line ends with a newline (the daemon answers each)."""
+
+    OPS = ["get", "subscribe", "unsubscribe", "lock", "session.open", "session.get", "session.close", "scene.present",
+           "scene.dismiss", "scene.push", "scene.pop", "scene.update", "scene.selectTab", "scene.setWindowMask",
+           "scene.forceRotation", "scene.requestGeometryUpdate", "scene.launch", "system.setSupportedOrientations"]
+
+    def __init__(self, seed):
+        self.random = random.Random(seed)
+        self.kinds = [self.invalid_utf8, self.deep_nesting, self.huge_numbers, self.wrong_types, self.unknown_op,
+                      self.binary_noise, self.random_fields, self.truncated_json]
+
+    def line(self):
+        kind = self.random.choice(self.kinds)
+        return kind.__name__, kind()
+
+    def value(self, depth=0):
+        r = self.random
+        choice = r.randrange(9 if depth < 4 else 6)
+        if choice == 0:
+            return None
+        if choice == 1:
+            return r.choice([True, False])
+        if choice == 2:
+            return r.choice([0, -1, 2 ** 63, -(2 ** 64), 1e308, -1e-308, 3.5, r.randrange(-10 ** 6, 10 ** 6)])
+        if choice in (3, 4, 5):
+            return r.choice(["portrait", "landscape", "all", "", "\u0000", "\u202e", "x" * r.randrange(1, 300),
+                             "$(reboot)", "'; rm -rf /", "\ud7ff", "scene", "tab", "nav", "device"])
+        if choice in (6, 7):
+            return [self.value(depth + 1) for _ in range(r.randrange(0, 5))]
+        keys = ["kind", "id", "supported", "preferred", "children", "shouldAutorotate", "node", "container", "root",
+                "deviceOrientation", "interfaceOrientation", "on", "topics", "scene", "mask", r.choice(["", "💥", "a" * 50])]
+        return {r.choice(keys): self.value(depth + 1) for _ in range(r.randrange(0, 5))}
+
+    def invalid_utf8(self):
+        r = self.random
+        body = json.dumps({"id": r.randrange(1000), "op": r.choice(self.OPS)}).encode()
+        cut = r.randrange(len(body))
+        return body[:cut] + bytes(r.choice([0x80, 0xC0, 0xFF, 0xFE, 0xED]) for _ in range(r.randrange(1, 4))) + body[cut:] + b"\n"
+
+    def deep_nesting(self):
+        opener, closer = self.random.choice([("[", "]"), ('{"a":', "}")])
+        # Mostly past the JSON decoder's depth limit (512), now and then close to the line limit.
+        depth = self.random.choice([64, 513, 600, 1000]) if self.random.random() < 0.99 else (10000 if opener == "[" else 6000)
+        return (f'{{"id":1,"op":"get","x":' + opener * depth + "1" + closer * depth + "}\n").encode()
+
+    def huge_numbers(self):
+        number = self.random.choice(["1e400", "-1e400", "123456789012345678901234567890", "1" * 4000, "-0", "0.0000000001e-400",
+                                     "NaN", "Infinity", "0x10", "01"])
+        field = self.random.choice(["id", "on", "sessionSeq", "x"])
+        if field == "id":
+            return f'{{"op":"get","id":{number}}}\n'.encode()
+        return f'{{"id":1,"op":"get","{field}":{number}}}\n'.encode()
+
+    def wrong_types(self):
+        r = self.random
+        message = {"id": r.choice([[1], {"a": 1}, True, None, 1.5, "s"]), "op": r.choice(self.OPS + [5, None, ["get"]])}
+        for key in r.sample(["topics", "on", "initial", "node", "scene", "container", "supported", "preferred", "mask", "fullScreen"],
+                            r.randrange(0, 4)):
+            message[key] = self.value()
+        return (json.dumps(message) + "\n").encode()
+
+    def unknown_op(self):
+        r = self.random
+        op = r.choice(["", "GET", "get ", "scene.", "system.shutdown", "..", "\u0000", "session.open.extra", "x" * 1000])
+        return (json.dumps({"id": r.randrange(1000), "op": op}) + "\n").encode()
+
+    def binary_noise(self):
+        r = self.random
+        return bytes(r.randrange(256) for _ in range(r.randrange(1, 400))).replace(b"\n", b"") + b"\n"
+
+    def random_fields(self):
+        r = self.random
+        message = {"id": r.randrange(10 ** 6), "op": r.choice(self.OPS)}
+        for _ in range(r.randrange(0, 5)):
+            message[r.choice(["topics", "on", "initial", "node", "scene", "container", "supported", "preferred", "mask",
+                              "fullScreen", "shouldAutorotate", "tab", "orientations"])] = self.value()
+        return (json.dumps(message) + "\n").encode()
+
+    def truncated_json(self):
+        text = json.dumps({"id": 1, "op": self.random.choice(self.OPS), "topics": ["device"]})
+        return text[:self.random.randrange(len(text))].encode() + b"\n"
+
+
+class AbuseConnection(threading.Thread):
+    """Sends lines on one connection while a reader thread drains the replies; then a sentinel
+    request whose reply proves every earlier line was answered."""
+
+    def __init__(self, path, lines):
+        super().__init__(daemon=True)
+        self.path, self.lines = path, lines
+        self.replies = 0
+        self.error = None
+        self.sentinel_seen = threading.Event()
+
+    def run(self):
+        try:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect(self.path)
+            reader = threading.Thread(target=self.read, args=(sock,), daemon=True)
+            reader.start()
+            for start in range(0, len(self.lines), 200):
+                sock.sendall(b"".join(self.lines[start:start + 200]))
+            sock.sendall(b'{"id":"sentinel","op":"get"}\n')
+            if not self.sentinel_seen.wait(60):
+                self.error = f"no reply to the sentinel after {self.replies} replies"
+            sock.close()
+        except OSError as error:
+            self.error = f"{type(error).__name__}: {error}"
+
+    def read(self, sock):
+        buffer = b""
+        while True:
+            try:
+                chunk = sock.recv(1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                message = json.loads(line)
+                if message.get("type") == "reply":
+                    self.replies += 1
+                    if message.get("id") == "sentinel":
+                        self.sentinel_seen.set()
+                        return
+
+
+class ProtocolAbuse(unittest.TestCase):
+    def test_a_hundred_thousand_hostile_lines_crash_nothing_and_disturb_no_one(self):
+        daemon = Daemon("--claim-linger", "0.2", "--max-clients", "4096")
+        self.addCleanup(lambda: daemon.process.poll() is None and daemon.process.kill())
+        healthy = daemon.client()
+        healthy.request("subscribe", topics=["device"])
+        generator = AbuseGenerator(SEED)
+        counts = {}
+        lines = []
+        for _ in range(MESSAGES):
+            kind, line = generator.line()
+            counts[kind] = counts.get(kind, 0) + 1
+            lines.append(line)
+        connections = [AbuseConnection(daemon.socket_path, lines[k::8]) for k in range(8)]
+        started = time.monotonic()
+        for connection in connections:
+            connection.start()
+
+        # Meanwhile: over-long lines, half-closed sockets, connect-and-vanish, and device changes
+        # that the healthy client must all receive.
+        rng = random.Random(SEED + 1)
+        side = {"over-long lines": 0, "half-closed sockets": 0, "connect-and-vanish": 0}
+        poses = ["landscapeLeft", "portrait"]
+        changes = 0
+        while any(c.is_alive() for c in connections) or changes < 6:
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect(daemon.socket_path)
+            action = rng.choice(list(side))
+            if action == "over-long lines":
+                try:
+                    sock.sendall(b'{"id":1,"op":"get","x":"' + b"a" * (LINE_LIMIT + rng.randrange(1, 5000)))
+                except OSError:
+                    pass  # the daemon may close first: that is the point
+            elif action == "half-closed sockets":
+                sock.sendall(b'{"id":1,"op":"subscribe","topics":["device"]')
+                sock.shutdown(socket.SHUT_WR)
+            side[action] += 1
+            sock.close()
+            if side[action] % 25 == 0:
+                daemon.pose(poses[changes % 2])
+                changes += 1
+                healthy.next_event(lambda e: e["topic"] == "device" and e["to"] == poses[(changes - 1) % 2])
+        elapsed = time.monotonic() - started
+        for connection in connections:
+            connection.join(60)
+            self.assertIsNone(connection.error)
+        replies = sum(c.replies for c in connections)
+        self.assertIsNone(daemon.process.poll(), "the daemon exited")
+        # Every line got exactly one reply (the sentinels included): none dropped, none doubled.
+        self.assertEqual(replies, MESSAGES + len(connections))
+        # The healthy client saw every change (above) and still gets answers.
+        self.assertTrue(healthy.request("get")["ok"])
+        report("abuse.seed", SEED)
+        report("abuse.lines", MESSAGES)
+        for kind, count in sorted(counts.items()):
+            report(f"abuse.kind.{kind}", count)
+        for action, count in side.items():
+            report(f"abuse.{action.replace(' ', '-')}", count)
+        report("abuse.device-changes-received", changes)
+        report("abuse.seconds", f"{elapsed:.1f}")
+        self.assertEqual(daemon.stop(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
