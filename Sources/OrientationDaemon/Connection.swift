@@ -111,6 +111,28 @@ final class Connection {
         channel.close(promise: nil)
     }
 
+    /// True once closing or finishing began: requests still arriving are not answered.
+    var isClosed: Bool { closed }
+
+    /// The graceful end at shutdown: the goodbye after everything already queued, then this side of
+    /// the stream closed, so the client reads all of it and then end-of-file; what the client still
+    /// sends is read and dropped until it closes too, or `linger` passes. (Closing at once while
+    /// its requests lie unread would reset the connection, and the client would lose the goodbye
+    /// and the replies still queued for it.)
+    func finish(goodbye: JSONValue, linger: TimeAmount) -> EventLoopFuture<Void> {
+        guard !closed else { return channel.closeFuture }
+        send(goodbye)
+        closed = true
+        stallTask?.cancel()
+        skipped.removeAll()
+        channel.close(mode: .output, promise: nil)
+        channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+        channel.read()
+        let deadline = channel.eventLoop.scheduleTask(in: linger) { [channel] in channel.close(promise: nil) }
+        channel.closeFuture.whenComplete { _ in deadline.cancel() }
+        return channel.closeFuture
+    }
+
     // MARK: - Session
 
     static func sessionFields(_ state: ResolverState) -> [(key: String, value: JSONValue)] {

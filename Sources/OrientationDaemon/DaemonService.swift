@@ -99,7 +99,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         notifier.notify("STOPPING=1\nSTATUS=shutting down")
         watchdog?.cancel()
         logger.notice("shutting down")
-        try? await loop.submit { hub.closeAll(reason: "orientd is shutting down") }.get()
+        try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
         try? await server.close()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()  // returns after the last event was passed on

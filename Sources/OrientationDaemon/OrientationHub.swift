@@ -115,16 +115,16 @@ public final class OrientationHub: @unchecked Sendable {
         return restart
     }
 
-    /// Says goodbye to every client and closes them (graceful shutdown).
-    func closeAll(reason: String) {
+    /// Says goodbye to every client and ends each connection gracefully (see
+    /// ``Connection/finish(goodbye:linger:)``); completes when all are closed, at most `linger` later.
+    func closeAll(reason: String, linger: TimeAmount = .seconds(1)) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        for connection in connections.values {
-            connection.send(ServerMessage.goodbye(reason: reason))
-            connection.close()
-        }
+        let goodbye = ServerMessage.goodbye(reason: reason)
+        let closed = connections.values.map { $0.finish(goodbye: goodbye, linger: linger) }
         connections.removeAll()
         silenceTask?.cancel()
         lingerTask?.cancel()
+        return EventLoopFuture.andAllComplete(closed, on: eventLoop)
     }
 
     // MARK: - Claims

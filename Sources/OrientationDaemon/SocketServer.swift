@@ -132,7 +132,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let connection else { return }
+        guard let connection, !connection.isClosed else { return }
         switch Request.parse(unwrapInboundIn(data)) {
         case .success(let request): hub.handle(request, from: connection)
         case .failure(let rejection): connection.send(ServerMessage.reply(id: rejection.id, error: rejection.error))

@@ -268,18 +268,34 @@ struct CommandTemplate {
         self.words = words
     }
 
-    /// The arguments with every `{name}` replaced by its value.
+    /// The arguments with every `{name}` replaced by its value, in one pass over each word: a value
+    /// that itself contains `{degrees}` or the like stays as it is.
     func arguments(values: [String: String]) -> [String] {
         words.map { word in
-            var result = word
-            for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
-            return result
+            var result = ""
+            var rest = word[...]
+            while let open = rest.firstIndex(of: "{") {
+                result += rest[..<open]
+                if let close = rest[open...].firstIndex(of: "}"), let value = values[String(rest[rest.index(after: open)..<close])] {
+                    result += value
+                    rest = rest[rest.index(after: close)...]
+                } else {
+                    result.append("{")
+                    rest = rest[rest.index(after: open)...]
+                }
+            }
+            return result + rest
         }
     }
 
     /// Runs the command and waits; a failure is reported, not fatal.
     func run(values: [String: String]) {
         let arguments = arguments(values: values)
+        // An argument ends at a NUL byte: a value holding one could not be passed as it is.
+        guard !arguments.contains(where: { $0.utf8.contains(0) }) else {
+            complain("not running the command: a value from orientd contains a NUL byte")
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

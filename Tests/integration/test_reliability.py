@@ -5,6 +5,7 @@ import os
 import random
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -349,6 +350,151 @@ class Load(unittest.TestCase):
         for sock in subscribers:
             sock.close()
 
+
+HOSTILE = ["$(touch {marker})", "`touch {marker}`", "x; touch {marker}", "x && touch {marker}", "x | touch {marker}",
+           "x\ntouch {marker}", "'\"", "--help", "-rf /", "{{degrees}}", "{{interface}}", "*", "~root", "a b", "",
+           "\u00e9\u202e\u0000z", "x" * 5000]
+
+
+class RogueServer(threading.Thread):
+    """Speaks protocol v1 like orientd, then sends interface events whose values are hostile."""
+
+    def __init__(self, path, values):
+        super().__init__(daemon=True)
+        self.values = values
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(path)
+        self.listener.listen(1)
+
+    def run(self):
+        connection, _ = self.listener.accept()
+        state = {"device": "portrait", "interface": "portrait", "sensor": "active", "locked": False}
+        send = lambda message: connection.sendall((json.dumps(message) + "\n").encode())
+        send({"type": "hello", "protocol": 1, "server": "rogue", "seq": 1, "state": state})
+        request = json.loads(connection.makefile().readline())
+        send({"type": "reply", "id": request["id"], "ok": True, "topics": ["interface"], "seq": 2, "state": state})
+        for seq, value in enumerate(self.values, start=3):
+            send({"type": "event", "topic": "interface", "seq": seq, "time": time.monotonic(), "state": state,
+                  "cause": "deviceOrientation", "decider": "system", "from": value, "to": value,
+                  "rotationDegrees": 90, "deltaDegrees": 90})
+        send({"type": "goodbye", "reason": "rogue server done"})
+        connection.close()
+
+
+class Security(unittest.TestCase):
+    def test_follow_never_gives_server_text_to_a_shell(self):
+        directory = tempfile.mkdtemp(prefix="orientd-rogue-")
+        marker = os.path.join(directory, "pwned")
+        values = [value.format(marker=marker) for value in HOSTILE]
+        socket_path = os.path.join(directory, "rogue.sock")
+        server = RogueServer(socket_path, values)
+        server.start()
+        output = os.path.join(directory, "arguments")
+        # The command records each argument it gets, NUL-separated, one run per line of the file.
+        script = os.path.join(directory, "record")
+        with open(script, "w") as handle:
+            handle.write(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >> {output}\nprintf '\\n' >> {output}\n")
+        os.chmod(script, 0o755)
+        orientctl = os.path.join(os.path.dirname(ORIENTD), "orientctl")
+        follower = subprocess.run([orientctl, "follow", "--socket", socket_path, "--exec", f"{script} {{interface}} from={{from}} {{degrees}}"],
+                                  capture_output=True, text=True, timeout=30)
+        server.join(5)
+        self.assertFalse(os.path.exists(marker), "a value reached a shell")
+        with open(output, "rb") as handle:
+            runs = handle.read().split(b"\0\n")
+        runs = [run.split(b"\0") for run in runs if run]
+        # The first run is the initial state (portrait); then one per hostile event, verbatim,
+        # except a value with a NUL byte, which no argument can carry: that run is refused.
+        self.assertEqual(runs[0], [b"portrait", b"from=", b"0"])
+        passable = [value for value in values if "\u0000" not in value]
+        self.assertEqual(len(runs[1:]), len(passable))
+        for value, arguments in zip(passable, runs[1:]):
+            self.assertEqual(arguments, [value.encode(), b"from=" + value.encode(), b"90"])
+        self.assertIn("contains a NUL byte", follower.stderr)
+        self.assertEqual(follower.returncode, 69)  # the server said goodbye
+        report("security.hostile-values", len(values))
+
+
+class Restart(unittest.TestCase):
+    def test_sigkill_then_restart_serves_within_a_second(self):
+        first = Daemon()
+        client = first.client()
+        client.request("subscribe", topics=["device"])
+        first.process.kill()  # SIGKILL: the socket file stays behind
+        first.process.wait()
+        self.assertTrue(os.path.exists(first.socket_path))
+        started = time.monotonic()
+        second = Daemon(socket_path=first.socket_path)  # returns once it logs "listening"
+        self.addCleanup(second.stop)
+        fresh = Client(first.socket_path)
+        elapsed = time.monotonic() - started
+        self.assertEqual(fresh.hello["type"], "hello")
+        self.assertIsNone(client.receive(timeout=2))  # the old connection saw its end (EOF)
+        report("restart.after-sigkill-ms", f"{elapsed * 1000:.0f}")
+        self.assertLess(elapsed, 1.0)
+
+    def test_sigterm_under_load_answers_what_it_read_and_says_goodbye_to_all(self):
+        daemon = Daemon("--max-clients", "4096")
+        self.addCleanup(lambda: daemon.process.poll() is None and daemon.process.kill())
+        results = {}
+        started = threading.Barrier(51)
+        loaded = threading.Event()
+        replies_so_far = [0]
+
+        def work(index):
+            """Requests back to back (each sent when the previous one is answered), until the end."""
+            client = daemon.client()
+            messages = [client.hello]
+            sent = 0
+            try:
+                while True:
+                    sent += 1
+                    client.send({"id": sent, "op": "get" if sent % 2 else "session.get"})
+                    while True:
+                        message = client.receive(timeout=10)
+                        if message is None or message["type"] == "goodbye":
+                            messages.append(message)
+                            if message is not None:
+                                messages.append(client.receive(timeout=10))  # then end-of-file
+                            results[index] = (sent, messages, None)
+                            return
+                        messages.append(message)
+                        if message["type"] == "reply" and message["id"] == sent:
+                            replies_so_far[0] += 1
+                            if replies_so_far[0] >= 2000:
+                                loaded.set()
+                            break
+                    if sent == 1:
+                        started.wait(10)
+            except (OSError, AssertionError) as error:
+                results[index] = (sent, messages, repr(error))
+            finally:
+                client.close()
+
+        workers = [threading.Thread(target=work, args=(index,), daemon=True) for index in range(50)]
+        for worker in workers:
+            worker.start()
+        started.wait(10)  # every client connected and answered once
+        self.assertTrue(loaded.wait(30), "2000 requests were not answered")  # the load is running
+        self.assertEqual(daemon.stop(), 0)
+        for worker in workers:
+            worker.join(15)
+        answered = 0
+        for index, (sent, messages, error) in sorted(results.items()):
+            self.assertIsNone(error, f"client {index}")
+            self.assertEqual(messages[0]["type"], "hello")
+            # The goodbye, then end-of-file: every client sees the end, none is reset.
+            self.assertEqual(messages[-2]["type"], "goodbye", f"client {index}")
+            self.assertIsNone(messages[-1], f"client {index}")
+            replies = [m for m in messages[1:-2] if m["type"] == "reply"]
+            # Every reply answers a request that was sent, in order, none skipped; only the one in
+            # flight at the end may be unanswered.
+            self.assertEqual([m["id"] for m in replies], list(range(1, len(replies) + 1)))
+            self.assertIn(len(replies), (sent, sent - 1))
+            answered += len(replies)
+        self.assertEqual(len(results), 50)
+        report("shutdown.clients", len(results))
+        report("shutdown.requests-answered", answered)
 
 if __name__ == "__main__":
     unittest.main()
