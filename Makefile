@@ -21,13 +21,14 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 
-.PHONY: help deps build release test integration-test fuzz demo bench clean install install-files uninstall
+.PHONY: help deps build release test integration-test fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
+	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
@@ -49,6 +50,21 @@ test: deps
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/run-integration-tests
 	$(MAKE) fuzz
+
+# The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
+# ThreadSanitizer, five minutes of fuzzing, and the reliability suite at ten times its size; its
+# figures are written into docs/reliability.md.
+soak: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fixtures/lsan.supp $(SWIFT) test --sanitize=address --build-path .build/asan
+	$(SWIFT) test --sanitize=thread --build-path .build/tsan
+	$(MAKE) fuzz FUZZ_SECONDS=300
+	$(SWIFT) build
+	mkdir -p .build/soak
+	ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/run-integration-tests -k test_reliability \
+		> .build/soak/reliability.log 2>&1 || { cat .build/soak/reliability.log; exit 1; }
+	grep "reliability: " .build/soak/reliability.log
+	scripts/reliability-report .build/soak/reliability.log \
+		"make soak (ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/run-integration-tests -k test_reliability)"
 
 # The request decoder under libFuzzer and AddressSanitizer for FUZZ_SECONDS, starting from the seed
 # inputs in Tests/Fixtures/fuzz-request (new inputs it finds go to .build/fuzz/corpus). A crash

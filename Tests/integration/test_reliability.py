@@ -344,9 +344,10 @@ class Load(unittest.TestCase):
         report("load.healthy-latency-ms", f"median {latencies[len(latencies) // 2] * 1000:.1f}, max {latencies[-1] * 1000:.1f} "
                f"({len(latencies)} changes, 1001 subscribers)")
         self.assertLessEqual(rss_after - rss_before, 1024)
-        # Fan-out to a thousand on this 2-core machine is measured in docs/benchmarks.md; here the
-        # healthy client must not be held up by the churn or the stalled clients.
-        self.assertLess(latencies[-1], 0.1)
+        # Fan-out to a thousand on this 2-core machine is measured in docs/benchmarks.md (release
+        # build); here the healthy client must not be held up by the churn or the stalled clients,
+        # which would cost it their 1 s stall timeout.
+        self.assertLess(latencies[-1], 0.5)
         for sock in subscribers:
             sock.close()
 
