@@ -40,6 +40,8 @@ public final class OrientationHub: @unchecked Sendable {
     private var silenceTask: RepeatedTask?
     private var sensorPresent = false
     private var activeFaults: Set<SensorFault.Kind> = []
+    /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
+    private var faultLog = FaultLogLimiter()
 
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String) {
         self.eventLoop = eventLoop
@@ -199,11 +201,15 @@ public final class OrientationHub: @unchecked Sendable {
         case .sample:
             if let change { deviceChanged(change) }
         case .fault(let fault):
-            sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            if faultLog.logFault(fault.kind, at: MonotonicClock.now()) {
+                sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            }
             if fault.kind != .stuck { activeFaults.insert(fault.kind) }
             updateSensorStatus()
         case .recovered(let kind, let device):
-            sensorLogger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+            if faultLog.logRecovery(kind) {
+                sensorLogger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+            }
             activeFaults.remove(kind)
             updateSensorStatus()
         case .ended:

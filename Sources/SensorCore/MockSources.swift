@@ -119,7 +119,7 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
             if faults.success(.badValue) { outlet.emit(.recovered(.badValue, device: "stdin")) }
             outlet.emit(.sample(SensorSample(time: anchor!.host + (time - anchor!.trace), reading: reading)))
         } catch {
-            if faults.fault(.badValue, at: MonotonicClock.now()) {
+            if faults.fault(.badValue) {
                 outlet.emit(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
             }
         }

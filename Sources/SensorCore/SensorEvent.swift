@@ -97,8 +97,9 @@ extension MountMatrix: Codable {
     }
 }
 
-/// A problem reading the sensor. Sources report each kind once per episode (and not more often than
-/// every ``FaultTracker/minimumInterval``), then ``SensorEvent/recovered(_:)`` when it ends.
+/// A problem reading the sensor. Sources report each episode of a kind when it starts, then
+/// ``SensorEvent/recovered(_:device:)`` when it ends (see ``FaultTracker``); what is logged is
+/// limited by ``FaultLogLimiter``.
 public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// An attribute or the buffer could not be read (EIO, EAGAIN, ENOENT, …).

@@ -183,36 +183,58 @@ public enum SamplingFrequencyChoice {
     }
 }
 
-/// Reports each fault kind once per episode, and not more often than every `minimumInterval`
-/// seconds, so a flapping device cannot flood the log. Pure: time is an input.
+/// Fault episodes per kind: the start and the end of each episode are reported once, so a
+/// consumer's view of the sensor is always true, however often the device flaps. (What reaches
+/// the log is limited separately, by ``FaultLogLimiter``.) Pure.
 public struct FaultTracker: Sendable {
-    public static let minimumInterval = 10.0
-
-    /// Per kind (by ``SensorFault/Kind/index``): nil when no episode is open, else whether it was
-    /// reported. Arrays, not dictionaries: `success` runs for every sample and must not hash.
-    private var episodes = [Bool?](repeating: nil, count: SensorFault.Kind.allCases.count)
-    private var lastReport = [Double?](repeating: nil, count: SensorFault.Kind.allCases.count)
+    /// Per kind (by ``SensorFault/Kind/index``): is an episode open? An array, not a dictionary:
+    /// `success` runs for every sample and must not hash.
+    private var open = [Bool](repeating: false, count: SensorFault.Kind.allCases.count)
 
     public init() {}
 
-    /// A fault happened; true when it should be reported now.
-    public mutating func fault(_ kind: SensorFault.Kind, at time: Double) -> Bool {
-        guard episodes[kind.index] == nil else { return false }
-        let report = lastReport[kind.index].map { time - $0 >= Self.minimumInterval } ?? true
-        episodes[kind.index] = report
-        if report { lastReport[kind.index] = time }
-        return report
+    /// A fault happened; true when it starts an episode (report it).
+    public mutating func fault(_ kind: SensorFault.Kind) -> Bool {
+        guard !open[kind.index] else { return false }
+        open[kind.index] = true
+        return true
     }
 
-    /// The operation that can fail this way succeeded; true when a reported episode just ended.
+    /// The operation that can fail this way succeeded; true when an episode just ended.
     public mutating func success(_ kind: SensorFault.Kind) -> Bool {
-        guard let reported = episodes[kind.index] else { return false }
-        episodes[kind.index] = nil
-        return reported
+        guard open[kind.index] else { return false }
+        open[kind.index] = false
+        return true
     }
 
     /// True while an episode of `kind` is open.
-    public func isFaulty(_ kind: SensorFault.Kind) -> Bool { episodes[kind.index] != nil }
+    public func isFaulty(_ kind: SensorFault.Kind) -> Bool { open[kind.index] }
+}
+
+/// Which fault reports reach the log: each kind at most every `minimumInterval` seconds, so a
+/// flapping device cannot flood it, and an episode's end only when its start was logged. Pure:
+/// time is an input.
+public struct FaultLogLimiter: Sendable {
+    public static let minimumInterval = 10.0
+
+    private var lastLogged = [Double?](repeating: nil, count: SensorFault.Kind.allCases.count)
+    private var loggedEpisode = [Bool](repeating: false, count: SensorFault.Kind.allCases.count)
+
+    public init() {}
+
+    /// An episode of `kind` started at `time`; true when it should be logged.
+    public mutating func logFault(_ kind: SensorFault.Kind, at time: Double) -> Bool {
+        let log = lastLogged[kind.index].map { time - $0 >= Self.minimumInterval } ?? true
+        loggedEpisode[kind.index] = log
+        if log { lastLogged[kind.index] = time }
+        return log
+    }
+
+    /// The episode of `kind` ended; true when its start was logged.
+    public mutating func logRecovery(_ kind: SensorFault.Kind) -> Bool {
+        defer { loggedEpisode[kind.index] = false }
+        return loggedEpisode[kind.index]
+    }
 }
 
 extension SensorFault.Kind {

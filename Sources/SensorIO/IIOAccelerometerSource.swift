@@ -201,7 +201,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             }
             if openFaults.success(.openFailed) { outlet.emit(.recovered(.openFailed, device: current.candidate.deviceID)) }
         } catch {
-            if openFaults.fault(.openFailed, at: MonotonicClock.now()) {
+            if openFaults.fault(.openFailed) {
                 outlet.emit(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
             }
             scheduleRetry()

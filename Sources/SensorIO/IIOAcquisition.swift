@@ -186,7 +186,7 @@ final class IIOAcquisition: @unchecked Sendable {
         }
         calibration.valid = problem == nil
         if let problem {
-            if faults.fault(.badScale, at: now) { emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem))) }
+            if faults.fault(.badScale) { emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem))) }
         } else if faults.success(.badScale) {
             emit(.recovered(.badScale, device: device.id))
         }
@@ -228,7 +228,7 @@ final class IIOAcquisition: @unchecked Sendable {
             let time = MonotonicClock.now()
             if let (kind, detail, error) = failure {
                 if let error, error.meansDeviceGone { return .deviceGone(error.description) }
-                if faults.fault(kind, at: time) { emit(.fault(SensorFault(kind: kind, device: device.id, detail: detail))) }
+                if faults.fault(kind) { emit(.fault(SensorFault(kind: kind, device: device.id, detail: detail))) }
                 failingSince = failingSince ?? time
                 if isRemote, let since = failingSince, time - since >= Self.lossTimeout { return .failed(detail) }
                 continue
@@ -245,7 +245,7 @@ final class IIOAcquisition: @unchecked Sendable {
     private func deliver(raw rawVector: Vector3, at time: Double, calibration: Calibration, stuck: inout StuckDetector, faults: inout FaultTracker) {
         switch stuck.observe(rawVector, at: time) {
         case .becameStuck:
-            if faults.fault(.stuck, at: time) {
+            if faults.fault(.stuck) {
                 emit(.fault(SensorFault(kind: .stuck, device: device.id, detail: "identical readings \(rawVector) for \(Int(stuck.threshold)) s")))
             }
         case .recovered:
@@ -283,7 +283,7 @@ final class IIOAcquisition: @unchecked Sendable {
                     return .bufferSilent("no data from the buffer within \(Self.bufferSilenceTimeout / 1000) s (no trigger running?)")
                 }
                 let detail = error.code == ETIMEDOUT ? "buffer: no data for \(Self.bufferSilenceTimeout / 1000) s" : "buffer: \(error.errnoDescription)"
-                if faults.fault(.readFailed, at: now) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: detail))) }
+                if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: detail))) }
                 failingSince = failingSince ?? now
                 if isRemote, let since = failingSince, now - since >= Self.lossTimeout { return .failed(detail) }
                 if error.code != ETIMEDOUT { _ = wakeup.wait(timeout: 0.2) }  // an error that repeats at once must not spin

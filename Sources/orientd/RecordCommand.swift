@@ -81,6 +81,7 @@ struct RecordCommand: AsyncParsableCommand {
         var matrix = MountMatrix.identity
         var firstTime: Double?
         var count = 0
+        var faultLog = FaultLogLimiter()
         source.startSampling()
         for await event in source.events {
             switch event {
@@ -97,9 +98,9 @@ struct RecordCommand: AsyncParsableCommand {
                 writer.write(time: sample.time - start, reading: matrix.apply(sample.reading))
                 count += 1
             case .fault(let fault):
-                printError("orientd record: sensor fault: \(fault)")
+                if faultLog.logFault(fault.kind, at: MonotonicClock.now()) { printError("orientd record: sensor fault: \(fault)") }
             case .recovered(let kind, let device):
-                printError("orientd record: \(device): \(kind.rawValue) recovered")
+                if faultLog.logRecovery(kind) { printError("orientd record: \(device): \(kind.rawValue) recovered") }
             case .ended:
                 source.shutdown()
             }

@@ -69,7 +69,7 @@ struct SensorEventOutletTests {
     func faultKindIndex() {
         #expect(SensorFault.Kind.allCases.map(\.index) == Array(0..<SensorFault.Kind.allCases.count))
         var tracker = FaultTracker()
-        let reported = tracker.fault(.stuck, at: 0)
+        let reported = tracker.fault(.stuck)
         #expect(reported)
         #expect(!tracker.isFaulty(.badValue))
         #expect(tracker.isFaulty(.stuck))

@@ -128,9 +128,9 @@ struct SamplingAndFaultTests {
     func episodes() {
         var tracker = FaultTracker()
         var answers: [Bool] = []
-        answers.append(tracker.fault(.readFailed, at: 0))
-        answers.append(tracker.fault(.readFailed, at: 1))
-        answers.append(tracker.fault(.badValue, at: 1))  // kinds are independent
+        answers.append(tracker.fault(.readFailed))
+        answers.append(tracker.fault(.readFailed))
+        answers.append(tracker.fault(.badValue))  // kinds are independent
         answers.append(tracker.isFaulty(.readFailed))
         answers.append(tracker.success(.readFailed))
         answers.append(tracker.success(.readFailed))
@@ -138,16 +138,26 @@ struct SamplingAndFaultTests {
         #expect(answers == [true, false, true, true, true, false, false])
     }
 
-    @Test("a flapping fault is reported at most every minimum interval")
+    @Test("every episode is reported; the log hears of a flapping fault at most every minimum interval")
     func rateLimit() {
         var tracker = FaultTracker()
-        var answers: [Bool] = []
-        answers.append(tracker.fault(.readFailed, at: 0))
-        answers.append(tracker.success(.readFailed))
-        answers.append(tracker.fault(.readFailed, at: 1))  // new episode, too soon: silent
-        answers.append(tracker.success(.readFailed))  // and so is its end
-        answers.append(tracker.fault(.readFailed, at: FaultTracker.minimumInterval + 0.1))
-        #expect(answers == [true, true, false, false, true])
+        var log = FaultLogLimiter()
+        var episodes: [Bool] = []
+        var logged: [Bool] = []
+        for (start, end) in [(0.0, 0.5), (1.0, 1.5), (FaultLogLimiter.minimumInterval + 0.1, 11.0)] {
+            let started = tracker.fault(.readFailed)
+            episodes.append(started)
+            if started { logged.append(log.logFault(.readFailed, at: start)) }
+            let repeated = tracker.fault(.readFailed)  // the same episode
+            episodes.append(repeated)
+            let ended = tracker.success(.readFailed)
+            episodes.append(ended)
+            if ended { logged.append(log.logRecovery(.readFailed)) }
+            _ = end
+        }
+        #expect(episodes == [true, false, true, true, false, true, true, false, true])
+        // Logged: the first episode and its end; the second (too soon) neither; the third both.
+        #expect(logged == [true, true, false, false, true, true])
     }
 
     @Test("identical readings for the threshold mean stuck; any change recovers")

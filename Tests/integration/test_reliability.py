@@ -268,6 +268,47 @@ class Hotplug(unittest.TestCase):
         self.assertEqual(process.wait(10), 0)
 
 
+class SensorFaults(unittest.TestCase):
+    def test_faults_keep_the_daemon_serving_report_every_episode_and_log_once(self):
+        bed = Testbed()
+        self.addCleanup(bed.cleanup)
+        path = bed.add_accelerometer(0, raw=(0, -1000, 0))
+        socket_path = os.path.join(bed.root, "orientd.sock")
+        process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, "--rate", "50"], env=bed.env(),
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: process.poll() is None and process.kill())
+        deadline = time.monotonic() + 10
+        while not os.path.exists(socket_path):
+            self.assertLess(time.monotonic(), deadline, "the daemon did not listen")
+            time.sleep(0.01)
+        client = Client(socket_path)
+        client.request("subscribe", topics=["device", "sensor"])
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == "portrait")
+        descriptors = open_descriptors(process.pid)
+        bad = ["Hello", "nan", "1e999", "", "12abc", "- 5"]
+        for text in bad:
+            bed.set_attribute(path, "in_accel_y_raw", text)
+            client.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "failed")
+            bed.set_attribute(path, "in_accel_y_raw", "-1000")
+            client.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "active")
+        # Huge but finite readings are not a fault; the detector does not take them for a turn.
+        bed.set_attribute(path, "in_accel_x_raw", "1000000000")
+        time.sleep(0.5)  # the condition has to last: 25 samples at 50 Hz
+        bed.set_attribute(path, "in_accel_x_raw", "0")
+        self.assertTrue(client.request("get")["ok"])
+        device_changes = [e for e in client.events if e["topic"] == "device"]
+        self.assertEqual(device_changes, [], "huge readings changed the orientation")
+        self.assertEqual(client.request("get")["state"]["device"], "portrait")
+        self.assertEqual(open_descriptors(process.pid), descriptors)
+        process.terminate()
+        self.assertEqual(process.wait(10), 0)
+        log = process.stderr.read().decode(errors="replace")
+        # Six episodes, each seen by the client; the log names the kind once in these 10 s.
+        logged = [line for line in log.splitlines() if "sensor fault" in line and "fault=bad-value" in line]
+        self.assertEqual(len(logged), 1, log)
+        report("faults.bad-value-episodes", f"{len(bad)} reported to clients, {len(logged)} logged")
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         return next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
