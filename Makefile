@@ -55,16 +55,15 @@ test: deps
 # ThreadSanitizer, five minutes of fuzzing, and the reliability suite at ten times its size; its
 # figures are written into docs/reliability.md.
 soak: deps
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fixtures/lsan.supp $(SWIFT) test --sanitize=address --build-path .build/asan
-	$(SWIFT) test --sanitize=thread --build-path .build/tsan
-	$(MAKE) fuzz FUZZ_SECONDS=300
-	$(SWIFT) build
 	mkdir -p .build/soak
+	bash -o pipefail -c 'LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fixtures/lsan.supp $(SWIFT) test --sanitize=address --build-path .build/asan 2>&1 | tee .build/soak/asan.log'
+	bash -o pipefail -c '$(SWIFT) test --sanitize=thread --build-path .build/tsan 2>&1 | tee .build/soak/tsan.log'
+	bash -o pipefail -c '$(MAKE) fuzz FUZZ_SECONDS=300 2>&1 | tee .build/soak/fuzz.log'
+	$(SWIFT) build
 	ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/run-integration-tests -k test_reliability \
 		> .build/soak/reliability.log 2>&1 || { cat .build/soak/reliability.log; exit 1; }
 	grep "reliability: " .build/soak/reliability.log
-	scripts/reliability-report .build/soak/reliability.log \
-		"make soak (ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/run-integration-tests -k test_reliability)"
+	scripts/reliability-report --command "make soak" .build/soak/asan.log .build/soak/tsan.log .build/soak/fuzz.log .build/soak/reliability.log
 
 # The request decoder under libFuzzer and AddressSanitizer for FUZZ_SECONDS, starting from the seed
 # inputs in Tests/Fixtures/fuzz-request (new inputs it finds go to .build/fuzz/corpus). A crash

@@ -309,6 +309,42 @@ class SensorFaults(unittest.TestCase):
         report("faults.bad-value-episodes", f"{len(bad)} reported to clients, {len(logged)} logged")
 
 
+class BufferedFaults(unittest.TestCase):
+    def test_bursts_and_backwards_timestamps_keep_the_orientation_honest(self):
+        bed = Testbed()
+        self.addCleanup(bed.cleanup)
+        path = bed.add_accelerometer(0, raw=(0, -1000, 0), buffered=True, trigger="bmi160-dev0", timestamp_clock="realtime")
+        socket_path = os.path.join(bed.root, "orientd.sock")
+        process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, "--acquisition", "buffer"], env=bed.env(),
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: process.poll() is None and process.kill())
+        deadline = time.monotonic() + 10
+        while not os.path.exists(socket_path):
+            self.assertLess(time.monotonic(), deadline, "the daemon did not listen")
+            time.sleep(0.01)
+        client = Client(socket_path)
+        client.request("subscribe", topics=["device", "sensor"])
+        while bed.attribute(path, "buffer/enable") != "1":  # sysfs has no event for this; poll it
+            self.assertLess(time.monotonic(), deadline, "the buffer was not enabled")
+            time.sleep(0.01)
+        base = time.monotonic_ns()
+        # A burst of portrait scans with one timestamp jumping back 5 s and one repeated, then a
+        # burst of landscape scans: the device turns once, to landscape, and nothing else.
+        portrait = [(0, -1000, 0, base + k * 20_000_000) for k in range(25)]
+        portrait[10] = (0, -1000, 0, base - 5_000_000_000)
+        portrait[11] = portrait[12]
+        bed.write_scans(0, portrait)
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == "portrait")
+        later = base + 25 * 20_000_000
+        bed.write_scans(0, [(-1000, 0, 0, later + k * 20_000_000) for k in range(25)])
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == "landscapeLeft")
+        self.assertEqual([e for e in client.events if e["topic"] == "device"], [])
+        self.assertEqual(client.request("get")["state"]["sensor"], "active")
+        process.terminate()
+        self.assertEqual(process.wait(10), 0)
+        report("faults.buffered-burst", "50 scans in two bursts, one timestamp 5 s back and one repeated: one turn, no other change")
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         return next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
