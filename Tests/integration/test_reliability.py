@@ -216,6 +216,20 @@ class ProtocolAbuse(unittest.TestCase):
         self.assertEqual(daemon.stop(), 0)
 
 
+def serve_on_testbed(case, bed, *args, stderr=subprocess.DEVNULL):
+    """`orientd serve` with the real sensor path on the testbed; returns (process, socket path) once
+    the socket exists. Killed at the end of the test if still running."""
+    socket_path = os.path.join(bed.root, "orientd.sock")
+    process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, *args], env=bed.env(),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+    case.addCleanup(lambda: process.poll() is None and process.kill())
+    deadline = time.monotonic() + 10
+    while not os.path.exists(socket_path):  # the socket file appears when it listens; no event for that
+        case.assertLess(time.monotonic(), deadline, "the daemon did not listen")
+        time.sleep(0.01)
+    return process, socket_path
+
+
 def open_descriptors(pid):
     return sorted(os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd"))
 
@@ -227,14 +241,7 @@ class Hotplug(unittest.TestCase):
         bed = Testbed()
         self.addCleanup(bed.cleanup)
         path = bed.add_accelerometer(0, raw=(0, -1000, 0))
-        socket_path = os.path.join(bed.root, "orientd.sock")
-        process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, "--log-level", "warning"], env=bed.env(),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(lambda: process.poll() is None and process.kill())
-        deadline = time.monotonic() + 10
-        while not os.path.exists(socket_path):
-            self.assertLess(time.monotonic(), deadline, "the daemon did not listen")
-            time.sleep(0.01)
+        process, socket_path = serve_on_testbed(self, bed, "--log-level", "warning")
         watchers = [Client(socket_path) for _ in range(3)]
         for watcher in watchers:
             watcher.request("subscribe", topics=["device", "sensor"])
@@ -273,14 +280,7 @@ class SensorFaults(unittest.TestCase):
         bed = Testbed()
         self.addCleanup(bed.cleanup)
         path = bed.add_accelerometer(0, raw=(0, -1000, 0))
-        socket_path = os.path.join(bed.root, "orientd.sock")
-        process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, "--rate", "50"], env=bed.env(),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.addCleanup(lambda: process.poll() is None and process.kill())
-        deadline = time.monotonic() + 10
-        while not os.path.exists(socket_path):
-            self.assertLess(time.monotonic(), deadline, "the daemon did not listen")
-            time.sleep(0.01)
+        process, socket_path = serve_on_testbed(self, bed, "--rate", "50", stderr=subprocess.PIPE)
         client = Client(socket_path)
         client.request("subscribe", topics=["device", "sensor"])
         client.next_event(lambda e: e["topic"] == "device" and e["to"] == "portrait")
@@ -341,16 +341,10 @@ class BufferedFaults(unittest.TestCase):
         bed = Testbed()
         self.addCleanup(bed.cleanup)
         path = bed.add_accelerometer(0, raw=(0, -1000, 0), buffered=True, trigger="bmi160-dev0", timestamp_clock="realtime")
-        socket_path = os.path.join(bed.root, "orientd.sock")
-        process = subprocess.Popen([ORIENTD, "serve", "--socket", socket_path, "--acquisition", "buffer"], env=bed.env(),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(lambda: process.poll() is None and process.kill())
-        deadline = time.monotonic() + 10
-        while not os.path.exists(socket_path):
-            self.assertLess(time.monotonic(), deadline, "the daemon did not listen")
-            time.sleep(0.01)
+        process, socket_path = serve_on_testbed(self, bed, "--acquisition", "buffer")
         client = Client(socket_path)
         client.request("subscribe", topics=["device", "sensor"])
+        deadline = time.monotonic() + 10
         while bed.attribute(path, "buffer/enable") != "1":  # sysfs has no event for this; poll it
             self.assertLess(time.monotonic(), deadline, "the buffer was not enabled")
             time.sleep(0.01)
