@@ -43,9 +43,11 @@ def log(message):
 
 # ---------------------------------------------------------------- 1. detection quality
 
-def score_table(events_dir, iio):
-    result = subprocess.run(["python3", os.path.join(CORPUS, "score.py"), "--corpus",
-                             os.path.join(CORPUS, "public"), "--events", events_dir] + (["--iio"] if iio else []),
+def score_table(events_dir, *flags):
+    """score.py's table for a directory of event files, per trace; `flags` as score.py takes them
+    (`--iio`, `--upright-only`)."""
+    result = subprocess.run(["python3", os.path.join(CORPUS, "score.py"), "--corpus", os.path.join(CORPUS, "public"),
+                             "--events", events_dir, *flags],
                             capture_output=True, text=True, cwd=CORPUS, env=dict(os.environ, LD_PRELOAD=""))
     if result.returncode != 0:
         raise RuntimeError(result.stderr)
@@ -81,19 +83,7 @@ def detection_quality():
     log(f"detection: iio-sensor-proxy on {len(names)} traces in real time, 4 at a time …")
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(run_peer, names))
-    return score_table(ours, iio=False), score_table(peers, iio=True), upright_only(ours)
-
-
-def upright_only(events_dir):
-    result = subprocess.run(["python3", os.path.join(CORPUS, "score.py"), "--corpus", os.path.join(CORPUS, "public"),
-                             "--events", events_dir, "--upright-only"], capture_output=True, text=True, cwd=CORPUS,
-                            env=dict(os.environ, LD_PRELOAD=""))
-    rows = {}
-    for line in result.stdout.splitlines()[1:]:
-        parts = line.split()
-        rows[parts[0]] = dict(transitions=int(parts[1]), missed=int(parts[2]), median=parts[3], p95=parts[4],
-                              startup=parts[5], false=int(parts[6]), error=float(parts[7]))
-    return rows
+    return score_table(ours), score_table(peers, "--iio"), score_table(ours, "--upright-only")
 
 
 # ---------------------------------------------------------------- helpers for the live daemon
