@@ -90,6 +90,27 @@ class Protocol(DaemonCase):
         a.request("unsubscribe", topics=["device"])
         watcher.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "idle", timeout=3)
 
+    def test_events_follow_subscriptions_exactly(self):
+        keeper = self.daemon.client()
+        keeper.request("subscribe", topics=["device"])  # keeps the sensor claimed throughout
+        a = self.daemon.client()
+        a.request("subscribe", topics=["device", "interface"])
+        a.request("subscribe", topics=["device"])  # nested: two unsubscribes end it
+        gone = self.daemon.client()
+        gone.request("subscribe", topics=["device"])
+        gone.close()
+        for pose, a_hears_device in [("portrait", True), ("landscapeLeft", True), ("portrait", False)]:
+            if pose == "landscapeLeft" or not a_hears_device:
+                a.request("unsubscribe", topics=["device"])
+            a.events.clear()
+            self.daemon.pose(pose)
+            keeper.next_event(lambda e: e["topic"] == "device" and e["to"] == pose)
+            # Anything sent to `a` for this change precedes the reply to a later request.
+            a.request("get")
+            device_events = [e["to"] for e in a.events if e["topic"] == "device"]
+            self.assertEqual(device_events, [pose] if a_hears_device else [], f"a's device events for {pose}")
+        self.assertTrue(any(e["topic"] == "interface" for e in a.events), "a still hears the interface topic")
+
     def test_malformed_requests_get_errors_and_the_connection_stays(self):
         client = self.daemon.client()
         cases = [
