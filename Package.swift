@@ -75,7 +75,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "orientd-bench",
-            dependencies: ["OrientationCore", "CorpusScoring", "CLinux"]
+            dependencies: ["OrientationCore", "CorpusScoring", "CLinux", "SensorCore"]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),

@@ -59,7 +59,8 @@ final class Connection {
         send(line: Self.line(message))
     }
 
-    private func send(line: ByteBuffer) {
+    /// Writes a line already serialized (a hello shared by many clients).
+    func send(line: ByteBuffer) {
         guard !closed else { return }
         channel.writeAndFlush(line, promise: nil)
     }

@@ -96,6 +96,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
 
         try? await gracefulShutdown()
 
+        try? await loop.submit { hub.statusObserver = nil }.get()  // "shutting down" stays the last word
         notifier.notify("STOPPING=1\nSTATUS=shutting down")
         watchdog?.cancel()
         logger.notice("shutting down")

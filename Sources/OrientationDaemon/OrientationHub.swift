@@ -24,8 +24,11 @@ public final class OrientationHub: @unchecked Sendable {
     let sensorLogger = Logger(label: "orientd.sensor")
     /// `orientd.socket` (connections).
     let socketLogger = Logger(label: "orientd.socket")
-    /// Told a one-line summary whenever the state or the number of clients changes (systemd STATUS=).
+    /// Told a one-line summary whenever the state or the number of clients changes (systemd STATUS=),
+    /// at most once a second (see ``StatusThrottle``).
     var statusObserver: (@Sendable (String) -> Void)?
+    private var statusThrottle = StatusThrottle(interval: 1)
+    private var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)?
     private let source: any AccelerometerSource
 
     private(set) var state: DaemonState
@@ -76,7 +79,7 @@ public final class OrientationHub: @unchecked Sendable {
     func add(_ connection: Connection) {
         eventLoop.preconditionInEventLoop()
         connections[ObjectIdentifier(connection)] = connection
-        connection.send(ServerMessage.hello(server: serverName, state: state, seq: seq))
+        connection.send(line: helloLine())
         reportStatus()
     }
 
@@ -96,7 +99,31 @@ public final class OrientationHub: @unchecked Sendable {
         return "\(sensor); \(connections.count) client\(connections.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
     }
 
-    private func reportStatus() { statusObserver?(statusLine) }
+    private func reportStatus() {
+        guard let statusObserver else { return }
+        let now = MonotonicClock.now()
+        switch statusThrottle.statusChanged(at: now) {
+        case .sendNow:
+            statusObserver(statusLine)
+        case .sendAt(let time):
+            eventLoop.scheduleTask(in: .nanoseconds(Int64(max(0, time - now) * 1e9))) { [weak self] in
+                guard let self else { return }
+                statusThrottle.heldStatusSent(at: MonotonicClock.now())
+                self.statusObserver?(statusLine)
+            }
+        case .alreadyHeld:
+            break
+        }
+    }
+
+    /// The hello for a new client: serialized once for each state it describes (connections come
+    /// much more often than changes when clients connect in a loop).
+    private func helloLine() -> ByteBuffer {
+        if let cached = helloCache, cached.seq == seq, cached.state == state { return cached.line }
+        let line = Connection.line(ServerMessage.hello(server: serverName, state: state, seq: seq))
+        helloCache = (seq, state, line)
+        return line
+    }
 
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart to change.
     func reload(_ new: DaemonConfiguration) -> [String] {

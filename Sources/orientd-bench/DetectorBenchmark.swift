@@ -5,7 +5,7 @@ import OrientationCore
 /// `orientd-bench`: the corpus score table and the detector's throughput (`make bench`).
 ///
 /// Usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]
-///        orientd-bench fanout-client SOCKET COUNT [--stalled]   (see ``FanOutClient``)
+///        orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]   (see ``FanOutClient``)
 ///
 /// With `--markdown`, the section between `<!-- detector-benchmark:begin -->` and
 /// `<!-- detector-benchmark:end -->` in FILE is replaced by the measured results, so the document is
@@ -15,11 +15,24 @@ struct DetectorBenchmark {
     static func main() throws {
         var arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "fanout-client" {
+            let usage = "usage: orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE] [--churn RATE]"
             let rest = Array(arguments.dropFirst())
-            guard rest.count >= 2, let count = Int(rest[1]), count > 0 else {
-                throw UsageError(message: "usage: orientd-bench fanout-client SOCKET COUNT [--stalled]")
+            guard rest.count >= 2, let count = Int(rest[1]), count > 0 else { throw UsageError(message: usage) }
+            var options = rest.dropFirst(2)
+            var stalled = false
+            var churnRate: Int?
+            while let option = options.popFirst() {
+                switch option {
+                case "--stalled": stalled = true
+                case "--churn":
+                    guard let rate = options.popFirst().flatMap({ Int($0) }), rate > 0 else {
+                        throw UsageError(message: "--churn needs a rate in connections per second (a positive integer)\n\(usage)")
+                    }
+                    churnRate = rate
+                default: throw UsageError(message: "unknown argument \(option)\n\(usage)")
+                }
             }
-            try FanOutClient.run(socketPath: rest[0], count: count, stalled: rest.dropFirst(2).contains("--stalled"))
+            try FanOutClient.run(socketPath: rest[0], count: count, stalled: stalled, churnRate: churnRate)
             return
         }
         var corpus = "Tests/Fixtures/corpus/public"
@@ -31,7 +44,7 @@ struct DetectorBenchmark {
             case "--markdown": markdown = try value(for: argument, from: &arguments)
             case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
             case "-h", "--help":
-                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled]")
+                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]")
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
             }

@@ -6,14 +6,19 @@ import Foundation
 import CLinux
 import Glibc
 import OrientationCore
+import SensorCore
+import Synchronization
 
-/// `orientd-bench fanout-client SOCKET COUNT [--stalled]`: the client side of the fan-out benchmark
-/// (bench/compare.py drives the daemon and this process).
+/// `orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]`: the client side of the
+/// fan-out benchmark (bench/compare.py drives the daemon and this process).
 ///
 /// It opens COUNT connections subscribed to `device` (and with `--stalled` one more that subscribes
 /// to everything and never reads), prints `ready`, then for every pose name read from standard
 /// input waits until every connection has that device event and prints one line: the latency of
-/// each connection in milliseconds (receipt − the event's `time`, both CLOCK_MONOTONIC).
+/// each connection in milliseconds (receipt − the event's `time`, both CLOCK_MONOTONIC). With
+/// `--churn RATE`, a second thread meanwhile connects and disconnects RATE times a second (every
+/// third connection subscribes to every topic first); at the end of input it prints `churn N`,
+/// the cycles done.
 ///
 /// Why a compiled client: with one Python process reading 1000 sockets, the reader's own time per
 /// socket (tens of microseconds) was most of the figure being measured. Here the receipt time is
@@ -24,7 +29,7 @@ enum FanOutClient {
         let description: String
     }
 
-    static func run(socketPath: String, count: Int, stalled: Bool) throws {
+    static func run(socketPath: String, count: Int, stalled: Bool, churnRate: Int?) throws {
         let sockets = try (0..<count).map { _ in try connect(socketPath) }
         var idle: Int32?
         if stalled {
@@ -45,6 +50,7 @@ enum FanOutClient {
             event.data.u64 = UInt64(index)
             guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else { throw Failure(description: "epoll_ctl: \(String(cString: strerror(errno)))") }
         }
+        let churn = churnRate.map { Churn(socketPath: socketPath, rate: $0) }
         print("ready")
         fflush(nil)
 
@@ -93,6 +99,59 @@ enum FanOutClient {
         }
         sockets.forEach { close($0) }
         if let idle { close(idle) }
+        if let churn {
+            let cycles = try churn.stop()
+            print("churn \(cycles)")
+            fflush(nil)
+        }
+    }
+
+    /// Connect/disconnect cycles at a steady rate on their own thread, as other clients come and go
+    /// while the measured ones listen.
+    final class Churn {
+        /// What the churn thread and the main thread share.
+        private final class State: Sendable {
+            let stopping = Atomic<Bool>(false)
+            let cycles = Atomic<Int>(0)
+            let failure = Mutex<String?>(nil)
+        }
+
+        private let state = State()
+        private var thread: WorkerThread?
+
+        init(socketPath: String, rate: Int) {
+            thread = WorkerThread(name: "churn") { [state] in Self.loop(socketPath: socketPath, rate: rate, state: state) }
+        }
+
+        private static func loop(socketPath: String, rate: Int, state: State) {
+            let interval = 1 / Double(rate)
+            var next = FanOutClient.monotonicNow()
+            while !state.stopping.load(ordering: .relaxed) {
+                do {
+                    let socket = try FanOutClient.connect(socketPath)
+                    if state.cycles.load(ordering: .relaxed) % 3 == 1 {
+                        try FanOutClient.send(socket, #"{"id":1,"op":"subscribe","topics":["device","interface","sensor","lock"]}"# + "\n")
+                    }
+                    close(socket)
+                    state.cycles.add(1, ordering: .relaxed)
+                } catch {
+                    state.failure.withLock { $0 = "\(error)" }
+                    return
+                }
+                next += interval
+                let wait = next - FanOutClient.monotonicNow()
+                if wait > 0 { usleep(useconds_t(wait * 1e6)) }
+            }
+        }
+
+        /// Stops the thread; the cycles done, or the error that ended them.
+        func stop() throws -> Int {
+            state.stopping.store(true, ordering: .relaxed)
+            thread?.join()
+            thread = nil
+            if let message = state.failure.withLock({ $0 }) { throw Failure(description: "churn: \(message)") }
+            return state.cycles.load(ordering: .relaxed)
+        }
     }
 
     static func monotonicNow() -> Double {

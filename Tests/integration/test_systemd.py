@@ -54,6 +54,27 @@ class Notifications(unittest.TestCase):
             messages.append(self.next_notification())
         self.assertEqual(process.wait(timeout=10), 0)
 
+    def test_a_connect_storm_sends_systemd_a_status_a_second_and_the_last_is_true(self):
+        process = self.start()
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        started = time.monotonic()
+        for _ in range(300):
+            Client(self.socket_path).close()  # each waits for its hello: the daemon saw it
+        keeper = Client(self.socket_path)
+        keeper.request("subscribe", topics=["device"])  # the sensor becomes active: a status not seen before
+        storm_seconds = time.monotonic() - started
+        statuses = []
+        # The newest status arrives at most a second after the storm, and it is true.
+        while not statuses or not statuses[-1].startswith("STATUS=sensor active (stdin); 1 client;"):
+            message = self.next_notification(timeout=3)
+            if message.startswith("STATUS="):
+                statuses.append(message)
+        # 600 changes of the client count and more: one status per started second, and the held one.
+        self.assertLessEqual(len(statuses), int(storm_seconds) + 2, statuses)
+        keeper.close()
+        process.send_signal(15)
+        self.assertEqual(process.wait(timeout=10), 0)
+
     def test_sighup_reloads_what_can_change_and_reports_the_rest(self):
         config = os.path.join(self.directory, "orientd.toml")
         with open(config, "w") as handle:
