@@ -309,6 +309,50 @@ class SensorFaults(unittest.TestCase):
         report("faults.bad-value-episodes", f"{len(bad)} reported to clients, {len(logged)} logged")
 
 
+class ReadFailureWhileOpen(unittest.TestCase):
+    def test_an_open_attribute_that_starts_failing_is_a_fault_and_is_reopened_when_it_recovers(self):
+        # orientd keeps the raw files open and reads them with pread. For a read that starts to fail
+        # on the already open descriptor, the x attribute is a process's /proc/PID/oom_score_adj
+        # (it reads "0", as x does upright); once that process ends, every read of the open file
+        # fails (ESRCH), as a driver's attribute fails with EIO when its device stops answering.
+        bed = Testbed()
+        self.addCleanup(bed.cleanup)
+        path = bed.add_accelerometer(0, raw=(0, -1000, 0))
+        helper = subprocess.Popen(["sleep", "600"])
+        self.addCleanup(lambda: helper.poll() is None and (helper.kill(), helper.wait()))
+        with open(f"/proc/{helper.pid}/oom_score_adj") as value:
+            self.assertEqual(value.read(), "0\n")
+        attribute = os.path.join(bed.root, path.lstrip("/"), "in_accel_x_raw")
+        os.unlink(attribute)
+        os.symlink(f"/proc/{helper.pid}/oom_score_adj", attribute)
+        process, socket_path = serve_on_testbed(self, bed, "--rate", "50", stderr=subprocess.PIPE)
+        client = Client(socket_path)
+        client.request("subscribe", topics=["device", "sensor"])
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == "portrait")
+        descriptors = open_descriptors(process.pid)
+        helper.kill()
+        helper.wait()
+        client.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "failed")
+        self.assertTrue(client.request("get")["ok"], "the daemon stopped answering")
+        # The attribute answers again (a regular file now): reopened, the sensor is active again.
+        os.unlink(attribute)
+        bed.set_attribute(path, "in_accel_x_raw", "0")
+        client.next_event(lambda e: e["topic"] == "sensor" and e["to"] == "active")
+        self.assertEqual(client.request("get")["state"]["device"], "portrait")
+        after = open_descriptors(process.pid)
+        self.assertEqual(len(after), len(descriptors), after)
+        self.assertIn(f"/proc/{helper.pid}/oom_score_adj", descriptors)
+        self.assertNotIn(f"/proc/{helper.pid}/oom_score_adj", after, "the failed descriptor was kept")
+        self.assertIn(attribute, after, "the attribute was not reopened")
+        process.terminate()
+        self.assertEqual(process.wait(10), 0)
+        log = process.stderr.read().decode(errors="replace")
+        logged = [line for line in log.splitlines() if "sensor fault" in line and "fault=read-failed" in line]
+        self.assertEqual(len(logged), 1, log)
+        self.assertIn("No such process", logged[0])
+        report("faults.read-failure-while-open", "reported failed, logged once, the failed descriptor replaced by the reopened file, active again")
+
+
 class StuckSensor(unittest.TestCase):
     def test_a_stuck_sensor_is_logged_once_and_keeps_serving(self):
         bed = Testbed()
