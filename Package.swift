@@ -21,13 +21,19 @@ let package = Package(
         .target(name: "OrientationCore"),
         /// The sensor abstraction the daemon sees: the --sensor grammar, events, the mock sources and
         /// the pure selection and fault policies.
-        .target(name: "SensorCore", dependencies: ["OrientationCore", "CLinux"]),
+        .target(name: "SensorCore", dependencies: [
+            "OrientationCore", "CLinux",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         /// eventfd and pthread_setname_np, which Swift's Glibc module leaves out (header only).
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CLibUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         /// The only importer of libiio and libudev: discovery, hotplug, polling and buffered capture.
-        .target(name: "SensorIO", dependencies: ["CLibIIO", "CLibUdev", "SensorCore", "OrientationCore"]),
+        .target(name: "SensorIO", dependencies: [
+            "CLibIIO", "CLibUdev", "SensorCore", "OrientationCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         /// The wire protocol v1: messages, their JSON, line framing (docs/protocol.md).
         .target(name: "OrientationProtocol", dependencies: [
             "OrientationCore",
@@ -36,6 +42,7 @@ let package = Package(
         /// The daemon: hub (state, claims, sessions), socket server, authorization, services.
         .target(name: "OrientationDaemon", dependencies: [
             "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

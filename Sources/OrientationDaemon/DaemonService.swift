@@ -5,7 +5,7 @@ import OrientationCore
 import OrientationProtocol
 import SensorCore
 import ServiceLifecycle
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +20,8 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let serverName: String
     private let notifier: SystemdNotifier
     private let activatedSocket: Int32?
-    private let hubLock = Mutex<OrientationHub?>(nil)
+    /// A pthread lock, which ThreadSanitizer sees (see ``DetectionStage``).
+    private let hubLock = NIOLockedValueBox<OrientationHub?>(nil)
 
     /// - Parameters:
     ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
@@ -38,7 +39,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart, or nil when the
     /// daemon is not running yet.
     public func reload(_ new: DaemonConfiguration) async -> [String]? {
-        guard let hub = hubLock.withLock({ $0 }) else { return nil }
+        guard let hub = hubLock.withLockedValue({ $0 }) else { return nil }
         notifier.notify("RELOADING=1")
         let restart = try? await hub.eventLoop.submit { hub.reload(new) }.get()
         notifier.notify("READY=1\nSTATUS=\((try? await hub.eventLoop.submit { hub.statusLine }.get()) ?? "")")
@@ -51,7 +52,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         let loop = group.next()
         let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, serverName: serverName)
         let notifier = self.notifier
-        hubLock.withLock { $0 = hub }
+        hubLock.withLockedValue { $0 = hub }
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()

@@ -1,6 +1,6 @@
 import OrientationCore
 import SensorCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The detection pipeline, run on the sensor's own thread for every sample and shared with the
 /// hub's event loop, which reconfigures it and advances it when the sensor falls silent.
@@ -9,17 +9,20 @@ import Synchronization
 /// the sample arrives leaves the loop asleep (one thread wake-up per sample instead of three,
 /// measured in docs/benchmarks.md). The lock is uncontended except on those rare loop calls.
 final class DetectionStage: Sendable {
-    private let pipeline: Mutex<OrientationPipeline>
+    /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
+    /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
+    /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
+    private let pipeline: NIOLockedValueBox<OrientationPipeline>
 
     init(configuration: DetectorConfiguration) {
-        pipeline = Mutex(OrientationPipeline(configuration: configuration))
+        pipeline = NIOLockedValueBox(OrientationPipeline(configuration: configuration))
     }
 
     /// Applies one sensor event: a sample may change the device orientation; a sensor that becomes
     /// available brings its mount matrix; a lost or ended sensor starts detection afresh (the hub
     /// then reports the orientation unknown).
     func observe(_ event: SensorEvent) -> OrientationChange? {
-        pipeline.withLock { pipeline in
+        pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
                 return pipeline.process(time: sample.time, reading: sample.reading)
@@ -36,11 +39,11 @@ final class DetectionStage: Sendable {
 
     /// New detector parameters: detection starts afresh with the same mount matrix.
     func restart(configuration: DetectorConfiguration) {
-        pipeline.withLock { $0 = OrientationPipeline(mountMatrix: $0.mountMatrix, configuration: configuration) }
+        pipeline.withLockedValue { $0 = OrientationPipeline(mountMatrix: $0.mountMatrix, configuration: configuration) }
     }
 
     /// No sample since the detector's timeout: the orientation may become unknown.
     func advance(to time: Double) -> OrientationChange? {
-        pipeline.withLock { $0.advance(to: time) }
+        pipeline.withLockedValue { $0.advance(to: time) }
     }
 }

@@ -1,5 +1,5 @@
 import OrientationCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A recorded trace (corpus CSV `t,x,y,z`) replayed in real time, or `speed` times faster: the mock
 /// sensor for demos and tests. It goes through the same events and pipeline as a real one.
@@ -160,19 +160,20 @@ public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
 /// The start/stop/shutdown switch a source's worker thread obeys: two flags under a lock, and a
 /// wakeup that interrupts the worker's wait whenever they change.
 final class SamplingSwitch: Sendable {
-    private let flags = Mutex((sampling: false, shutDown: false))
+    /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
+    private let flags = NIOLockedValueBox((sampling: false, shutDown: false))
     let wakeup = Wakeup()
 
-    var state: (sampling: Bool, shutDown: Bool) { flags.withLock { $0 } }
+    var state: (sampling: Bool, shutDown: Bool) { flags.withLockedValue { $0 } }
 
     func set(sampling: Bool) {
-        flags.withLock { $0.sampling = sampling }
+        flags.withLockedValue { $0.sampling = sampling }
         wakeup.signal()
     }
 
     /// Sets the shutdown flag; true the first time only.
     func shutDown() -> Bool {
-        let first = flags.withLock { flags in
+        let first = flags.withLockedValue { flags in
             defer { flags.shutDown = true }
             return !flags.shutDown
         }

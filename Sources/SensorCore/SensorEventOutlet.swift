@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Where a source's events go: to one consumer, either an `AsyncStream` (``events``, for the
 /// commands and tests) or a receiver called on the source's own thread (``deliver(to:)``, for the
@@ -19,13 +19,14 @@ public final class SensorEventOutlet: Sendable {
         case finished(AsyncStream<SensorEvent>?)
     }
 
-    private let consumer = Mutex(Consumer.undecided(backlog: [], finished: false))
+    /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
+    private let consumer = NIOLockedValueBox(Consumer.undecided(backlog: [], finished: false))
 
     public init() {}
 
     /// Hands `event` to the consumer (or keeps it until one is chosen). Ignored after ``finish()``.
     public func emit(_ event: SensorEvent) {
-        consumer.withLock { consumer in
+        consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(var backlog, let finished):
                 guard !finished else { return }
@@ -44,7 +45,7 @@ public final class SensorEventOutlet: Sendable {
 
     /// No more events: the stream finishes; a receiver is simply not called again.
     public func finish() {
-        consumer.withLock { consumer in
+        consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(let backlog, _):
                 consumer = .undecided(backlog: backlog, finished: true)
@@ -62,7 +63,7 @@ public final class SensorEventOutlet: Sendable {
     /// The events as a stream, starting with any kept ones. The first call chooses the stream;
     /// later calls return the same stream. Fails when a receiver was chosen.
     public var events: AsyncStream<SensorEvent> {
-        consumer.withLock { consumer in
+        consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(let backlog, let finished):
                 let (stream, continuation) = AsyncStream<SensorEvent>.makeStream(bufferingPolicy: .unbounded)
@@ -85,7 +86,7 @@ public final class SensorEventOutlet: Sendable {
     /// Sends every event, starting with any kept ones, to `receive` on the emitting thread.
     /// Fails when the stream was chosen.
     public func deliver(to receive: @escaping Receiver) {
-        consumer.withLock { consumer in
+        consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(let backlog, let finished):
                 for event in backlog { receive(event) }

@@ -1,6 +1,6 @@
 import OrientationCore
 import SensorCore
-import Synchronization
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +33,8 @@ final class IIOAcquisition: @unchecked Sendable {
     private let isRemote: Bool
     private let emit: @Sendable (SensorEvent) -> Void
     private let wakeup = Wakeup()
-    private let control = Mutex((stopping: false, buffer: IIOBuffer?.none))
+    /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
+    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
     private var thread: WorkerThread?
 
     static let bufferSilenceTimeout: UInt32 = 2000  // ms
@@ -74,7 +75,7 @@ final class IIOAcquisition: @unchecked Sendable {
         if mode == .buffer {
             (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(device: device, channels: channels, context: context, trigger: description.trigger)
         }
-        control.withLock { $0.buffer = buffer }
+        control.withLockedValue { $0.buffer = buffer }
         thread = WorkerThread(name: "orientd-\(mode.rawValue)") { [self, buffer, timestampChannel, monotonicTimestamps] in
             let ending: Ending?
             if let buffer {
@@ -82,14 +83,14 @@ final class IIOAcquisition: @unchecked Sendable {
             } else {
                 ending = runPolling()
             }
-            control.withLock { $0.buffer = nil }
+            control.withLockedValue { $0.buffer = nil }
             if let ending { ended(ending) }
         }
     }
 
     /// Stops the worker and waits for it; the buffer (if any) is closed on the worker's way out.
     func stop() {
-        control.withLock { state in
+        control.withLockedValue { state in
             state.stopping = true
             state.buffer?.cancel()
         }
@@ -98,7 +99,7 @@ final class IIOAcquisition: @unchecked Sendable {
         thread = nil
     }
 
-    private var stopping: Bool { control.withLock { $0.stopping } }
+    private var stopping: Bool { control.withLockedValue { $0.stopping } }
 
     private enum RawReader {
         case sysfs(SysfsAttributeFile)
