@@ -194,7 +194,10 @@ class ProtocolAbuse(unittest.TestCase):
             if side[action] % 25 == 0:
                 daemon.pose(poses[changes % 2])
                 changes += 1
-                healthy.next_event(lambda e: e["topic"] == "device" and e["to"] == poses[(changes - 1) % 2])
+                # Received, not how soon: under ThreadSanitizer each of the flood's lines costs the
+                # daemon milliseconds, and a change may wait behind a few seconds of them.
+                healthy.next_event(lambda e: e["topic"] == "device" and e["to"] == poses[(changes - 1) % 2],
+                                   timeout=60 if os.environ.get("ORIENTD_SANITIZER") else 10)
         elapsed = time.monotonic() - started
         for connection in connections:
             connection.join(60)
@@ -485,7 +488,10 @@ class Load(unittest.TestCase):
         report("load.rss-kib", f"{rss_before} before, {rss_after} after")
         report("load.healthy-latency-ms", f"median {latencies[len(latencies) // 2] * 1000:.1f}, max {latencies[-1] * 1000:.1f} "
                f"({len(latencies)} changes, 1001 subscribers)")
-        self.assertLessEqual(rss_after - rss_before, 1024)
+        if not os.environ.get("ORIENTD_SANITIZER"):
+            # A sanitized daemon's RSS is its sanitizer's (ASan keeps freed memory in quarantine):
+            # the bound holds for the plain build, which every `make test` runs.
+            self.assertLessEqual(rss_after - rss_before, 1024)
         # Fan-out to a thousand on this 2-core machine is measured in docs/benchmarks.md (release
         # build); here the healthy client must not be held up by the churn or the stalled clients,
         # which would cost it their 1 s stall timeout.
