@@ -249,14 +249,15 @@ CHURN_RATE = 1000  # connect/disconnect cycles a second in the load case
 def fan_out(counts=(1, 100, 1000), changes=20, load=True):
     """Per case, per change, the latency of every client, from the event's `time` (taken by the hub
     just before it writes) to the client's receipt. The clients are `orientd-bench fanout-client`,
-    one compiled process on epoll (see Sources/orientd-bench). Cases: each count; the largest with
-    one stalled client ("stalled"); and, with `load`, the largest with a stalled client and other
-    clients connecting and disconnecting CHURN_RATE times a second throughout, 0.5 s between
-    changes ("load"). Returns {(count, case): [latencies per change]}, and for "load" the cycles."""
+    one compiled process on epoll (see Sources/orientd-bench). Cases: each count, changes back to
+    back; the largest with one stalled client ("stalled"); and, with `load`, the largest with 0.5 s
+    between changes ("paced": the daemon idles between them, as between real turns) and the same
+    with a stalled client and other clients connecting and disconnecting CHURN_RATE times a second
+    throughout ("load"). Returns {(count, case): [latencies per change]}, and the load's cycles."""
     resource.setrlimit(resource.RLIMIT_NOFILE, (8192, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
     results = {}
     churn_cycles = 0
-    cases = [(c, "") for c in counts] + [(counts[-1], "stalled")] + ([(counts[-1], "load")] if load else [])
+    cases = [(c, "") for c in counts] + [(counts[-1], "stalled")] + ([(counts[-1], "paced"), (counts[-1], "load")] if load else [])
     for count, case in cases:
         directory = tempfile.mkdtemp(prefix="bench-fanout-")
         sock_path = os.path.join(directory, "o.sock")
@@ -264,7 +265,7 @@ def fan_out(counts=(1, 100, 1000), changes=20, load=True):
                                    "--max-clients", "4096"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
         while not os.path.exists(sock_path):
             time.sleep(0.01)
-        options = {"": [], "stalled": ["--stalled"], "load": ["--stalled", "--churn", str(CHURN_RATE)]}[case]
+        options = {"": [], "stalled": ["--stalled"], "paced": [], "load": ["--stalled", "--churn", str(CHURN_RATE)]}[case]
         client = subprocess.Popen([BENCH, "fanout-client", sock_path, str(count)] + options,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if client.stdout.readline().strip() != "ready":
@@ -274,8 +275,8 @@ def fan_out(counts=(1, 100, 1000), changes=20, load=True):
         for change in range(changes):
             pose = "landscapeLeft" if change % 2 == 0 else "portrait"
             x, y, z = POSES[pose]
-            if case == "load":
-                time.sleep(0.5)  # the churn goes on between changes too
+            if case in ("paced", "load"):
+                time.sleep(0.5)  # the daemon idles (and the churn goes on) between changes
             client.stdin.write(pose + "\n")
             client.stdin.flush()
             lines = "".join(f"{t + k * 0.04:.3f},{x},{y},{z}\n" for k in range(6))
@@ -604,21 +605,26 @@ def report():
               "writes to the subscribers). The clients are one compiled process on epoll (`orientd-bench fanout-client`), which "
               "shares the machine's cores with the daemon; its receipt time is taken once per wake-up, before any parsing.", "",
               "| clients | p50 | p99 |", "|---:|---:|---:|"]
-    labels = {"": "", "stalled": " + 1 stalled", "load": f" + 1 stalled + {CHURN_RATE} connects/s"}
+    labels = {"": "", "stalled": " + 1 stalled", "paced": ", 0.5 s apart",
+              "load": f", 0.5 s apart, + 1 stalled + {CHURN_RATE} connects/s"}
     for (count, case), (p50, p99) in fan_p.items():
         lines.append(f"| {count}{labels[case]} | {p50:.3f} ms | {p99:.3f} ms |")
-    lines += ["", f"Targets: p99 ≤ 1 ms at 100 — {mark(fan_p[(100, '')][1] <= 1)}; p99 ≤ 5 ms at 1000 — {mark(fan_p[(1000, '')][1] <= 5)}; "
+    paced, loaded = fan_p[(1000, "paced")][1], fan_p[(1000, "load")][1]
+    lines += ["", f"Targets: p99 ≤ 1 ms at 100 — {mark(fan_p[(100, '')][1] <= 1)}; p99 ≤ 5 ms at 1000 — {mark(fan_p[(1000, '')][1] <= 5)} "
+              f"back to back, {mark(paced <= 5)} 0.5 s apart ({paced:.1f} ms); "
               f"a stalled client does not move the numbers — p99 {fan_p[(1000, '')][1]:.1f} ms without, {fan_p[(1000, 'stalled')][1]:.1f} ms with; "
-              f"under load (issue 8: the 1000 subscribers keep listening while other clients connect and disconnect, "
-              f"{churn_cycles} cycles during the 20 changes, every third subscribing to every topic, and one stalls) "
-              f"p99 ≤ 5 ms — {mark(fan_p[(1000, 'load')][1] <= 5)} ({fan_p[(1000, 'load')][1]:.1f} ms).", "",
+              f"load (issue 8): while the 1000 listen, other clients connect and disconnect ({churn_cycles} cycles during the 20 changes, "
+              f"every third subscribing to every topic first) and one stalls — p99 {loaded:.1f} ms against {paced:.1f} ms for the same "
+              f"pacing without them; within the 5 ms target — {mark(loaded <= 5)}.", "",
               "Per change (median over the 20): the first client has the event after "
               + ", ".join(f"{fan_spread[(n, '')][0]:.3f} ms" for n in (1, 100, 1000))
               + " (1, 100, 1000 clients), and the last one "
               + ", ".join(f"{fan_spread[(n, '')][1]:.3f} ms" for n in (100, 1000))
               + f" after the first (100, 1000 clients): the hub writes the event to its subscribers one after another on its loop, "
               f"one write(2) per subscriber that also wakes the reader, about {fan_spread[(1000, '')][1] / 1000 * 1000:.1f} µs each "
-              "at 1000. The p99 is the tail of that sequence plus the moments the loop thread is preempted on this 2-core machine, "
+              f"at 1000. With 0.5 s between changes the last is {fan_spread[(1000, 'paced')][1]:.3f} ms after the first: after an idle "
+              "pause every write costs more (not analysed further; cold caches and an idle CPU's wake-up are the likely part). "
+              "The p99 is the tail of that sequence plus the moments the loop thread is preempted on this 2-core machine, "
               "where the 1000 readers (one process) and the daemon share the cores.", ""]
     lines += ["### 4. Cost", "",
               "orientd on the real polling path under umockdev with 10 subscribers, 20 s of steady state.", "",
