@@ -43,7 +43,6 @@ final class Connection {
     /// Claims held: subscriptions to device and interface count, nestably.
     var claimCount: Int { OrientationProtocol.claimingTopics.reduce(0) { $0 + (topicCounts[$1] ?? 0) } }
     var subscribedTopics: [String] { OrientationProtocol.topics.filter { topicCounts[$0] != nil } }
-    func isSubscribed(to topic: String) -> Bool { topicCounts[topic] != nil }
 
     // MARK: - Output
 

@@ -29,6 +29,9 @@ enum FanOutClient {
         let description: String
     }
 
+    /// The request of the stalled client and of every third churning one.
+    static let subscribeToEverything = #"{"id":1,"op":"subscribe","topics":["device","interface","sensor","lock"]}"# + "\n"
+
     static func run(socketPath: String, count: Int, stalled: Bool, churnRate: Int?) throws {
         let sockets = try (0..<count).map { _ in try connect(socketPath) }
         var idle: Int32?
@@ -36,7 +39,7 @@ enum FanOutClient {
             let socket = try connect(socketPath)
             var size: Int32 = 4096
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            try send(socket, #"{"id":1,"op":"subscribe","topics":["device","interface","sensor","lock"]}"# + "\n")
+            try send(socket, subscribeToEverything)
             idle = socket
         }
         for socket in sockets { try send(socket, #"{"id":1,"op":"subscribe","topics":["device"]}"# + "\n") }
@@ -130,7 +133,7 @@ enum FanOutClient {
                 do {
                     let socket = try FanOutClient.connect(socketPath)
                     if state.cycles.load(ordering: .relaxed) % 3 == 1 {
-                        try FanOutClient.send(socket, #"{"id":1,"op":"subscribe","topics":["device","interface","sensor","lock"]}"# + "\n")
+                        try FanOutClient.send(socket, FanOutClient.subscribeToEverything)
                     }
                     close(socket)
                     state.cycles.add(1, ordering: .relaxed)
