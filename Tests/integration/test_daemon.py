@@ -99,8 +99,10 @@ class Protocol(DaemonCase):
         gone = self.daemon.client()
         gone.request("subscribe", topics=["device"])
         gone.close()
-        for pose, a_hears_device in [("portrait", True), ("landscapeLeft", True), ("portrait", False)]:
-            if pose == "landscapeLeft" or not a_hears_device:
+        # (pose, whether `a` unsubscribes from device first, whether it then hears the change)
+        for pose, unsubscribe_first, a_hears_device in [("portrait", False, True), ("landscapeLeft", True, True),
+                                                        ("portrait", True, False)]:
+            if unsubscribe_first:
                 a.request("unsubscribe", topics=["device"])
             a.events.clear()
             self.daemon.pose(pose)
