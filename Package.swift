@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "orientd-bench",
-            dependencies: ["OrientationCore", "CorpusScoring", "CLinux", "SensorCore"]
+            dependencies: ["OrientationCore", "OrientationProtocol", "CorpusScoring", "CLinux", "SensorCore"]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),

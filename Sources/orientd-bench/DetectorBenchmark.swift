@@ -6,16 +6,27 @@ import OrientationCore
 ///
 /// Usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]
 ///        orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]   (see ``FanOutClient``)
+///        orientd-bench floor-server SOCKET   (see ``FloorServer``)
 ///
 /// With `--markdown`, the section between `<!-- detector-benchmark:begin -->` and
 /// `<!-- detector-benchmark:end -->` in FILE is replaced by the measured results, so the document is
 /// never edited by hand.
 @main
 struct DetectorBenchmark {
-    static func main() throws {
+    /// A failure is one line on standard error and exit status 1, not a crash report.
+    static func main() {
+        do {
+            try run()
+        } catch {
+            FileHandle.standardError.write(Data("orientd-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() throws {
         var arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "fanout-client" {
-            let usage = "usage: orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE] [--churn RATE]"
+            let usage = "usage: orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]"
             let rest = Array(arguments.dropFirst())
             guard rest.count >= 2, let count = Int(rest[1]), count > 0 else { throw UsageError(message: usage) }
             var options = rest.dropFirst(2)
@@ -35,6 +46,11 @@ struct DetectorBenchmark {
             try FanOutClient.run(socketPath: rest[0], count: count, stalled: stalled, churnRate: churnRate)
             return
         }
+        if arguments.first == "floor-server" {
+            guard arguments.count == 2, let socketPath = arguments.last else { throw UsageError(message: "usage: orientd-bench floor-server SOCKET") }
+            try FloorServer.run(socketPath: socketPath)
+            return
+        }
         var corpus = "Tests/Fixtures/corpus/public"
         var markdown: String?
         var targetSamples = 20_000_000
@@ -44,7 +60,7 @@ struct DetectorBenchmark {
             case "--markdown": markdown = try value(for: argument, from: &arguments)
             case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
             case "-h", "--help":
-                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]")
+                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET")
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
             }
@@ -176,6 +192,6 @@ struct DetectorBenchmark {
 
     struct UsageError: Error, CustomStringConvertible {
         let message: String
-        var description: String { "orientd-bench: \(message)" }
+        var description: String { message }
     }
 }
