@@ -7,6 +7,11 @@
 /* sys/eventfd.h; the flags are O_CLOEXEC and O_NONBLOCK. */
 int eventfd(unsigned int initval, int flags);
 
+/* sys/socket.h (GNU extension): accept with SOCK_CLOEXEC | SOCK_NONBLOCK set in the same call.
+ * Declared without the header (which would then belong to this module); the daemon passes no address. */
+struct sockaddr;
+int accept4(int sockfd, struct sockaddr *addr, unsigned int *addrlen, int flags);
+
 /* pthread.h (GNU extension). */
 int pthread_setname_np(pthread_t thread, const char *name);
 

@@ -16,10 +16,12 @@ public struct PeerCredentials: Sendable, Hashable {
 
 /// One client: its subscriptions and claims, its resolver session, and its outbound queue.
 ///
-/// Lives on the hub's event loop. Replies are always written; while the client does not read
-/// (the channel is not writable) its events are coalesced to the newest per topic, reading its
-/// requests pauses, and after `stallTimeout` it is disconnected, so it can neither delay others nor
-/// make the daemon's memory grow.
+/// Lives on the hub's event loop. Lines go straight to the socket through ``SocketWriter`` while
+/// SwiftNIO has nothing queued for the client, and through SwiftNIO otherwise (what the socket did
+/// not take, and everything after it until that is written), so they arrive in order. Replies are
+/// always written; while the client does not read (the channel is not writable) its events are
+/// coalesced to the newest per topic, reading its requests pauses, and after `stallTimeout` it is
+/// disconnected, so it can neither delay others nor make the daemon's memory grow.
 final class Connection {
     let channel: any Channel
     unowned let hub: OrientationHub
@@ -29,15 +31,20 @@ final class Connection {
     var topicCounts: [String: Int] = [:]
     var session: InterfaceOrientationResolver?
     private var sessionSeq = 0
+    private let writer: SocketWriter
+    /// Writes handed to SwiftNIO and not yet completed; while there are any, lines go after them.
+    private var queuedWrites = 0
     private var skipped: [(topic: String, line: ByteBuffer)] = []
     private var stallTask: Scheduled<Void>?
     private var closed = false
 
-    init(channel: any Channel, hub: OrientationHub, credentials: PeerCredentials?, isPrivileged: Bool) {
+    /// - Parameter writer: the client's socket for direct writes (a duplicate of the channel's).
+    init(channel: any Channel, hub: OrientationHub, credentials: PeerCredentials?, isPrivileged: Bool, writer: SocketWriter) {
         self.channel = channel
         self.hub = hub
         self.credentials = credentials
         self.isPrivileged = isPrivileged
+        self.writer = writer
     }
 
     /// Claims held: subscriptions to device and interface count, nestably.
@@ -58,17 +65,35 @@ final class Connection {
         send(line: Self.line(message))
     }
 
-    /// Writes a line already serialized (a hello shared by many clients).
+    /// Writes a line (perhaps one serialized once for many clients): to the socket directly when
+    /// nothing is queued, the rest through SwiftNIO, which buffers it and says when the socket drains.
     func send(line: ByteBuffer) {
         guard !closed else { return }
-        channel.writeAndFlush(line, promise: nil)
+        var rest = line
+        if queuedWrites == 0 {
+            switch writer.write(line) {
+            case .wrote(let count) where count == line.readableBytes:
+                return
+            case .wrote(let count):
+                rest.moveReaderIndex(forwardBy: count)
+            case .failed:
+                // The client is gone or has shut its reading side: as SwiftNIO does on a failed write.
+                close()
+                return
+            }
+        }
+        queuedWrites += 1
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.queuedWrites -= 1 }
+        channel.writeAndFlush(rest, promise: written)
     }
 
     /// Writes an event line (serialized once by the hub for every subscriber), or keeps only the
     /// newest per topic while the client is not reading.
     func sendEvent(line: ByteBuffer, topic: String) {
         guard !closed else { return }
-        if channel.isWritable, skipped.isEmpty {
+        // Nothing queued means writable; asking the channel costs a cache miss per subscriber.
+        if skipped.isEmpty, queuedWrites == 0 || channel.isWritable {
             send(line: line)
             return
         }
@@ -108,7 +133,15 @@ final class Connection {
         guard !closed else { return }
         closed = true
         stallTask?.cancel()
+        writer.close()
         channel.close(promise: nil)
+    }
+
+    /// The channel closed (the hub forgets the connection): the duplicate descriptor goes too.
+    func channelClosed() {
+        closed = true
+        stallTask?.cancel()
+        writer.close()
     }
 
     /// True once closing or finishing began: requests still arriving are not answered.
@@ -124,6 +157,7 @@ final class Connection {
         send(goodbye)
         closed = true
         stallTask?.cancel()
+        writer.close()
         skipped.removeAll()
         channel.close(mode: .output, promise: nil)
         channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }

@@ -73,9 +73,10 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         }
         for await _ in firstEvent { break }
         timeout.cancel()
-        let server: any Channel
+        raiseDescriptorLimit(clients: configuration.maximumClients)
+        let acceptor: ConnectionAcceptor
         do {
-            server = try await SocketServer.bind(hub: hub, configuration: configuration, activated: activatedSocket)
+            acceptor = try SocketServer.bind(hub: hub, configuration: configuration, activated: activatedSocket)
         } catch {
             source.shutdown()
             try? await group.shutdownGracefully()
@@ -102,9 +103,25 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         watchdog?.cancel()
         logger.notice("shutting down")
         try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
-        try? await server.close()
+        acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()  // returns after the last event was passed on
         try? await group.shutdownGracefully()
+    }
+
+    /// Every client takes two descriptors (SwiftNIO's and the writer's duplicate); systemd starts
+    /// services with a soft limit of 1,024, so the soft limit is raised towards the hard one as far
+    /// as `clients` need, and a hard limit too low for them is said at start, not found at the
+    /// 500th client.
+    private func raiseDescriptorLimit(clients: Int) {
+        let needed = rlim_t(2 * clients + 64)
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
+        limit.rlim_cur = min(needed, limit.rlim_max)
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || limit.rlim_cur < needed {
+            logger.warning("the open-file limit is too low for the maximum number of clients", metadata: [
+                "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
+            ])
+        }
     }
 }

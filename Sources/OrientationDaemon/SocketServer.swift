@@ -17,52 +17,66 @@ public struct SocketSetupError: Error, CustomStringConvertible {
 /// The Unix stream socket clients connect to.
 enum SocketServer {
     /// Binds `path` (replacing a stale socket file, refusing a live one), applies mode and group, and
-    /// serves connections on the hub's event loop.
-    static func bind(hub: OrientationHub, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) async throws -> any Channel {
-        let path = configuration.socketPath
-        if descriptor == nil {
-            let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            var status = stat()
-            if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
-                throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
-            }
-            try removeStaleSocket(at: path, logger: hub.socketLogger)
-        }
-        let bootstrap = ServerBootstrap(group: hub.eventLoop)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handler = ConnectionHandler(hub: hub)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                }
-            }
-        let channel: any Channel
+    /// accepts connections for the hub; or, with socket activation, accepts on the socket systemd
+    /// bound (and set mode and group on).
+    static func bind(hub: OrientationHub, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> ConnectionAcceptor {
         if let descriptor {
-            // Socket activation: systemd bound the socket and set its mode and group.
-            do {
-                return try await bootstrap.withBoundSocket(descriptor).get()
-            } catch {
-                throw SocketSetupError(description: "cannot use the socket systemd passed (descriptor \(descriptor)): \(error)")
+            var accepting: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else {
+                throw SocketSetupError(description: "cannot use the socket systemd passed (descriptor \(descriptor)): it is not a listening socket")
             }
+            return try ConnectionAcceptor(listening: descriptor, ownsListeningSocket: false, hub: hub)
         }
-        do {
-            channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
-        } catch {
-            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+        let path = configuration.socketPath
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var status = stat()
+        if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
+            throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
+        }
+        try removeStaleSocket(at: path, logger: hub.socketLogger)
+        guard var address = unixAddress(path) else {
+            throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)")
+        }
+        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listening >= 0 else { throw SocketSetupError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))") }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listening, 256) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(listening)
             throw SocketSetupError(description: "cannot listen on \(path): \(reason)")
         }
-        if chmod(path, mode_t(configuration.socketMode)) != 0 {
-            throw SocketSetupError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
-        }
-        if let group = configuration.socketGroup {
-            guard let gid = Authorization.groupID(named: group) else { throw SocketSetupError(description: "socket group \"\(group)\" does not exist") }
-            if chown(path, uid_t.max, gid) != 0 {
-                throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+        do {
+            if chmod(path, mode_t(configuration.socketMode)) != 0 {
+                throw SocketSetupError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
             }
+            if let group = configuration.socketGroup {
+                guard let gid = Authorization.groupID(named: group) else { throw SocketSetupError(description: "socket group \"\(group)\" does not exist") }
+                if chown(path, uid_t.max, gid) != 0 {
+                    throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+                }
+            }
+            return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, hub: hub)
+        } catch {
+            close(listening)
+            unlink(path)
+            throw error
         }
-        return channel
+    }
+
+    /// The address of a socket file, or nil when the path does not fit.
+    static func unixAddress(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
     }
 
     /// A socket file whose listener is gone (a crashed run) is removed; one that accepts connections
@@ -81,17 +95,10 @@ enum SocketServer {
     }
 
     static func canConnect(to path: String) -> Bool {
+        guard var address = unixAddress(path) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
         }
@@ -103,32 +110,28 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
 
     private let hub: OrientationHub
+    private let credentials: PeerCredentials?
+    private let writer: SocketWriter
     private var connection: Connection?
 
-    init(hub: OrientationHub) {
+    init(hub: OrientationHub, credentials: PeerCredentials?, writer: SocketWriter) {
         self.hub = hub
+        self.credentials = credentials
+        self.writer = writer
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        // On the channel's own loop the option future is already complete: the callback runs now.
-        Authorization.peerCredentials(of: channel).whenComplete { [self] result in
-            setUp(channel: channel, credentials: try? result.get())
-        }
-        context.fireChannelActive()
-    }
-
-    private func setUp(channel: any Channel, credentials: PeerCredentials?) {
         let privileged = credentials.map { Authorization.isPrivileged($0, controlGroup: hub.configuration.controlGroup) } ?? false
-        let connection = Connection(channel: channel, hub: hub, credentials: credentials, isPrivileged: privileged)
+        let connection = Connection(channel: context.channel, hub: hub, credentials: credentials, isPrivileged: privileged, writer: writer)
         if hub.connectionCount >= hub.configuration.maximumClients {
             connection.send(ServerMessage.reply(id: .null, error: ProtocolError("too-many-clients", "the daemon serves at most \(hub.configuration.maximumClients) clients")))
             hub.socketLogger.warning("client refused: too many clients", metadata: ["clients": "\(hub.connectionCount)"])
             connection.close()
-            return
+        } else {
+            self.connection = connection
+            hub.add(connection)
         }
-        self.connection = connection
-        hub.add(connection)
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -153,7 +156,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let connection { hub.remove(connection) }
+        if let connection {
+            hub.remove(connection)
+            connection.channelClosed()
+        }
+        writer.close()  // also when the client was refused
         connection = nil
         context.fireChannelInactive()
     }
@@ -162,12 +169,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 /// Peer credentials and the privilege they carry.
 enum Authorization {
     /// SO_PEERCRED of a Unix socket: the pid, uid and gid of the process that connected.
-    static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials> {
-        guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeFailedFuture(SocketSetupError(description: "no socket options"))
-        }
-        let future: EventLoopFuture<orientd_peer_credentials> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
-        return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
+    static func peerCredentials(of descriptor: Int32) -> PeerCredentials? {
+        var credentials = orientd_peer_credentials()
+        var length = socklen_t(MemoryLayout<orientd_peer_credentials>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
 
     /// Root, or a member (primary or supplementary) of the control group.

@@ -2,6 +2,7 @@
 client, for the daemon tests."""
 import json
 import os
+import resource
 import select
 import socket
 import subprocess
@@ -20,12 +21,14 @@ POSES = {  # gravity-pointing display frame (detection.md §1)
 class Daemon:
     """`orientd serve --sensor stdin` on a socket in a fresh directory; poses are written to its stdin."""
 
-    def __init__(self, *args, sensor="stdin", socket_path=None):
+    def __init__(self, *args, sensor="stdin", socket_path=None, open_files=None):
+        """`open_files`: the (soft, hard) RLIMIT_NOFILE the daemon starts with."""
         self.directory = tempfile.mkdtemp(prefix="orientd-test-")
         os.chmod(self.directory, 0o755)  # reachable by the unprivileged test users too
         self.socket_path = socket_path or os.path.join(self.directory, "orientd.sock")
         self.process = subprocess.Popen([ORIENTD, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
-                                        stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                                        stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                        preexec_fn=open_files and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)))
         self.log = []
         self.partial = b""
         self.start = time.monotonic()

@@ -165,19 +165,29 @@ class SlowClients(DaemonCase):
         reader = self.daemon.client()
         reader.request("subscribe", topics=["device", "interface"])
         seqs = []
+        heard = threading.Condition()
 
         def read_everything():  # the healthy client reads all the time, on its own thread
             while True:
                 event = reader.next_event(timeout=30)
-                seqs.append(event["seq"])
+                with heard:
+                    seqs.append(event["seq"])
+                    heard.notify()
                 if event["topic"] == "device" and event["to"] == "faceUp":
                     return
 
         thread = threading.Thread(target=read_everything)
         thread.start()
         # Far more events than the stalled client's socket buffers hold, then a distinct last pose.
+        # Each turn is two events (device, interface). Every 100 turns the writer waits until the
+        # reader has heard them: a reader that cannot keep up is coalesced by design, and this
+        # reader shares Python's interpreter lock with the writer, which could starve it.
         for k in range(1500):
             self.daemon.pose("portrait" if k % 2 else "landscapeLeft", samples=4)
+            if k % 100 == 99:
+                with heard:
+                    self.assertTrue(heard.wait_for(lambda: len(seqs) >= 2 * (k + 1) - 2, timeout=30),
+                                    f"the healthy client heard {len(seqs)} events of {2 * (k + 1)}")
         self.daemon.pose("faceUp")
         thread.join(timeout=60)
         self.assertFalse(thread.is_alive(), "the healthy client did not get the last change")

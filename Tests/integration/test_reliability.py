@@ -3,6 +3,7 @@ healthy client keeps receiving events. Figures go to stdout as `reliability: KEY
 import json
 import os
 import random
+import select
 import socket
 import subprocess
 import tempfile
@@ -452,6 +453,7 @@ class Load(unittest.TestCase):
 
         change(0)
         rss_before = rss_kib(daemon.process.pid)
+        descriptors_before = len(open_descriptors(daemon.process.pid))
         started = time.monotonic()
         # Ten thousand connect/disconnect cycles, some saying hello, some subscribing, some
         # subscribing and then never reading (stalled), with device changes throughout.
@@ -477,6 +479,12 @@ class Load(unittest.TestCase):
             sock.close()
         latencies.append(change(len(latencies) + 1))
         rss_after = rss_kib(daemon.process.pid)
+        # The same clients as before the churn: as many descriptors, once the daemon has seen the
+        # last churning clients go (it learns that on its loop; nothing to await from here).
+        deadline = time.monotonic() + 10
+        while len(open_descriptors(daemon.process.pid)) != descriptors_before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        descriptors_after = len(open_descriptors(daemon.process.pid))
         churn_seconds = time.monotonic() - started
         self.assertIsNone(daemon.process.poll(), "the daemon exited")
         self.assertTrue(healthy.request("get")["ok"])
@@ -486,6 +494,8 @@ class Load(unittest.TestCase):
         report("load.stalled-clients", len(stalled))
         report("load.churn-seconds", f"{churn_seconds:.1f}")
         report("load.rss-kib", f"{rss_before} before, {rss_after} after")
+        report("load.descriptors", f"{descriptors_before} before, {descriptors_after} after")
+        self.assertEqual(descriptors_after, descriptors_before)
         report("load.healthy-latency-ms", f"median {latencies[len(latencies) // 2] * 1000:.1f}, max {latencies[-1] * 1000:.1f} "
                f"({len(latencies)} changes, 1001 subscribers)")
         if not os.environ.get("ORIENTD_SANITIZER"):
@@ -503,6 +513,69 @@ class Load(unittest.TestCase):
 HOSTILE = ["$(touch {marker})", "`touch {marker}`", "x; touch {marker}", "x && touch {marker}", "x | touch {marker}",
            "x\ntouch {marker}", "'\"", "--help", "-rf /", "{{degrees}}", "{{interface}}", "*", "~root", "a b", "",
            "\u00e9\u202e\u0000z", "x" * 5000]
+
+
+def open_files_limit(pid):
+    """The soft RLIMIT_NOFILE of a process."""
+    with open(f"/proc/{pid}/limits") as limits:
+        line = next(l for l in limits if l.startswith("Max open files"))
+    return int(line.split()[3])
+
+
+class DescriptorLimits(unittest.TestCase):
+    """Each client takes two descriptors; systemd starts services with a soft limit of 1,024."""
+
+    def test_the_soft_limit_is_raised_as_far_as_the_clients_need(self):
+        daemon = Daemon("--max-clients", "1000", open_files=(256, 8192))
+        self.addCleanup(daemon.stop)
+        self.assertEqual(open_files_limit(daemon.process.pid), 2 * 1000 + 64)
+        self.assertFalse(any("open-file limit is too low" in line for line in daemon.log))
+
+    def test_out_of_descriptors_it_pauses_and_serves_the_waiting_clients_later(self):
+        # Two limits one apart: with no descriptor left, accept fails and the client waits in the
+        # backlog; with one left, accept succeeds, the duplicate fails, and the accepted client
+        # waits in the daemon. Which limit leaves one depends on how many the daemon holds at rest.
+        outcomes = [self.exhaust_descriptors(limit) for limit in (64, 65)]
+        report("limits.out-of-descriptors", "; ".join(
+            f"limit {limit}: {served} of 40 clients served at once, {waiting} when others left"
+            for limit, (served, waiting) in zip((64, 65), outcomes)))
+
+    def exhaust_descriptors(self, limit):
+        """40 clients against a daemon limited to `limit` descriptors; (served at once, served later)."""
+        daemon = Daemon("--max-clients", "100", open_files=(limit, limit))
+        self.addCleanup(daemon.stop)
+        daemon.wait_for_log("open-file limit is too low")
+        sockets = []
+        for _ in range(40):  # 80 descriptors' worth
+            sock = socket.socket(socket.AF_UNIX)
+            self.addCleanup(sock.close)
+            sock.connect(daemon.socket_path)
+            sockets.append(sock)
+        daemon.wait_for_log("cannot accept clients")
+        # Whoever was accepted hears at once; the rest are those that hear nothing for a second.
+        served, waiting = [], list(sockets)
+        while True:
+            readable, _, _ = select.select(waiting, [], [], 1)
+            if not readable:
+                break
+            for sock in readable:
+                waiting.remove(sock)
+                self.assertEqual(json.loads(sock.makefile().readline())["type"], "hello")
+                served.append(sock)
+        self.assertTrue(served)
+        self.assertTrue(waiting)
+        for sock in served:
+            sock.close()
+        # With descriptors free again, the clients still waiting are served, and a new one too.
+        for sock in waiting:
+            sock.settimeout(10)
+            self.assertEqual(json.loads(sock.makefile().readline())["type"], "hello")
+        latecomer = daemon.client()
+        self.assertEqual(latecomer.hello["type"], "hello")
+        self.assertTrue(latecomer.request("get")["ok"])
+        # Said once for the episode, not once per try.
+        self.assertEqual(sum("cannot accept clients" in line for line in daemon.log), 1)
+        return len(served), len(waiting)
 
 
 class RogueServer(threading.Thread):
