@@ -35,6 +35,7 @@ final class ConnectionAcceptor: Sendable {
         guard wakeUp >= 0, room >= 0 else {
             let reason = String(cString: strerror(errno))
             if wakeUp >= 0 { close(wakeUp) }
+            if room >= 0 { close(room) }
             throw SocketSetupError(description: "eventfd: \(reason)")
         }
         _ = fcntl(listening, F_SETFL, fcntl(listening, F_GETFL) | O_NONBLOCK)
@@ -58,7 +59,6 @@ final class ConnectionAcceptor: Sendable {
         _ = write(wakeUp, &one, MemoryLayout<UInt64>.size)
         thread.join()
         close(wakeUp)
-        close(window.room)
         if ownsListeningSocket { close(listening) }
     }
 
@@ -104,8 +104,15 @@ final class ConnectionAcceptor: Sendable {
         let room: Int32
         private let pending = NIOLockedValueBox(0)
 
+        /// Takes ownership of `room`: it is closed when the last registration still under way has
+        /// given its place back (closing it at ``stop()`` could let a late one write to whatever
+        /// descriptor reused the number).
         init(room: Int32) {
             self.room = room
+        }
+
+        deinit {
+            close(room)
         }
 
         var isFull: Bool { pending.withLockedValue { $0 >= Self.size } }
