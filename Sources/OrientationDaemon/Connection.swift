@@ -131,9 +131,7 @@ final class Connection {
 
     func close() {
         guard !closed else { return }
-        closed = true
-        stallTask?.cancel()
-        writer.close()
+        channelClosed()
         channel.close(promise: nil)
     }
 

@@ -75,7 +75,6 @@ final class ConnectionAcceptor: Sendable {
         func serve(_ client: Int32, duplicate: Int32) {
             let writer = SocketWriter(descriptor: duplicate)
             let credentials = Authorization.peerCredentials(of: client)
-            let hub = hub
             ClientBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
                 .channelInitializer { channel in

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import OrientationCore
 import OrientationProtocol
+import SensorCore
 import CLinux
 
 #if canImport(Glibc)
@@ -35,8 +36,8 @@ enum SocketServer {
             throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
         }
         try removeStaleSocket(at: path, logger: hub.socketLogger)
-        guard var address = unixAddress(path) else {
-            throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1) bytes)")
+        guard var address = UnixSocketAddress.make(path) else {
+            throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)")
         }
         let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listening >= 0 else { throw SocketSetupError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))") }
@@ -66,19 +67,6 @@ enum SocketServer {
         }
     }
 
-    /// The address of a socket file, or nil when the path does not fit.
-    static func unixAddress(_ path: String) -> sockaddr_un? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
-    }
-
     /// A socket file whose listener is gone (a crashed run) is removed; one that accepts connections
     /// belongs to a running orientd and is left alone; anything else is not ours to delete.
     static func removeStaleSocket(at path: String, logger: Logger) throws {
@@ -95,7 +83,7 @@ enum SocketServer {
     }
 
     static func canConnect(to path: String) -> Bool {
-        guard var address = unixAddress(path) else { return false }
+        guard var address = UnixSocketAddress.make(path) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

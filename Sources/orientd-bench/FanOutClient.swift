@@ -179,15 +179,8 @@ enum FanOutClient {
 
     /// The address of a socket file; a path too long for `sun_path` is an error, not a truncation.
     static func address(_ path: String) throws -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw Failure(description: "socket path too long (\(bytes.count) bytes): \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
+        guard let address = UnixSocketAddress.make(path) else {
+            throw Failure(description: "socket path longer than \(UnixSocketAddress.maximumPathLength) bytes: \(path)")
         }
         return address
     }
