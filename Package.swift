@@ -17,7 +17,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        /// Pure values and state machines: orientation types, mount matrix, detector, resolver.
+        /// Pure values and state machines: orientation types, mount matrix, detector, resolver. Imports
+        /// nothing but the standard library (and the C library for its maths).
         .target(name: "OrientationCore"),
         /// The sensor abstraction the daemon sees: the --sensor grammar, events, the mock sources and
         /// the pure selection and fault policies.
@@ -34,7 +35,8 @@ let package = Package(
             "CLibIIO", "CLibUdev", "SensorCore", "OrientationCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        /// The wire protocol v1: messages, their JSON, line framing (docs/protocol.md).
+        /// The wire protocol v1: its vocabulary (operations, topics, error codes), requests, messages,
+        /// JSON values and the resolver's JSON, line framing (docs/protocol.md).
         .target(name: "OrientationProtocol", dependencies: [
             "OrientationCore",
             .product(name: "NIOCore", package: "swift-nio"),
@@ -61,7 +63,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        /// The corpus metrics of `../shared/corpus/score.py`, for tests and `make bench`.
+        /// The corpus metrics of `Tests/Fixtures/corpus/score.py`, for tests and `make bench`.
         .target(name: "CorpusScoring", dependencies: ["OrientationCore"]),
         .executableTarget(
             name: "orientd",
@@ -86,6 +88,10 @@ let package = Package(
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),
+        .testTarget(name: "OrientationProtocolTests", dependencies: [
+            "OrientationProtocol", "OrientationCore",
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         .testTarget(name: "OrientationDaemonTests", dependencies: [
             "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore",
             .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -54,7 +54,7 @@ public struct FalseChange: Sendable, Hashable {
     public var reason: String
 }
 
-/// The metrics of `../shared/corpus/score.py` for one trace, computed the same way.
+/// The metrics of `Tests/Fixtures/corpus/score.py` for one trace, computed the same way.
 public struct TraceScore: Sendable {
     public var transitions: [ScoredTransition]
     public var falseChanges: [FalseChange]

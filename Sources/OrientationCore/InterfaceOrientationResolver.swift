@@ -74,7 +74,7 @@ public struct ResolverState: Sendable, Hashable {
 }
 
 /// The interface-orientation resolver: UIKit's rotation rules as a pure state machine
-/// (`../shared/specs/resolver.md`).
+/// (docs/resolver.md).
 ///
 /// Each action is applied atomically and returns its decisions: at most one interface change, or
 /// the error that rejected it, in which case the state is as before (R-ERR-ATOMIC; only a sensor

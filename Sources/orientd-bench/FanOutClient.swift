@@ -6,6 +6,7 @@ import Foundation
 import CLinux
 import Glibc
 import OrientationCore
+import OrientationProtocol
 import SensorCore
 import Synchronization
 

@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 #endif
 import OrientationCore
+import OrientationProtocol
 
 /// `orientd check-resolver VECTORS.json`: runs resolver test vectors (resolver.md §1).
 struct CheckResolverCommand: ParsableCommand {

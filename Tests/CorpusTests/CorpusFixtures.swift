@@ -2,7 +2,7 @@ import Foundation
 import CorpusScoring
 import OrientationCore
 
-/// The public corpus, copied from `../shared/corpus/` into `Tests/Fixtures/corpus/`.
+/// The public corpus in `Tests/Fixtures/corpus/` (its README says where each trace comes from).
 enum CorpusFixtures {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/corpus")

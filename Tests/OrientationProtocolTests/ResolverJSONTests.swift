@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import OrientationCore
+import OrientationCore
+@testable import OrientationProtocol
 
 @Suite("Resolver vectors: reading and running")
 struct ResolverJSONTests {
@@ -11,7 +12,7 @@ struct ResolverJSONTests {
         try ResolverVectorFile(json: try JSONValue.parse(Data(contentsOf: Self.fixtures.appendingPathComponent(name))))
     }
 
-    @Test("every public vector step passes (../shared/specs/resolver-vectors.json)")
+    @Test("every public vector step passes (Tests/Fixtures/resolver/resolver-vectors.json)")
     func publicVectors() throws {
         let file = try load("resolver-vectors.json")
         #expect(file.vectors.count == 39)

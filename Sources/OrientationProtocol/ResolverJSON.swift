@@ -1,3 +1,5 @@
+import OrientationCore
+
 /// The JSON forms of the resolver's inputs and outputs, as the vector schema (resolver.md §1) writes
 /// them: masks as arrays of names, nodes as objects with `kind`, actions as objects with `type`.
 public enum ResolverJSON {
