@@ -5,8 +5,10 @@ import OrientationProtocol
 
 /// Something the daemon said (an event, or the goodbye before it closes the connection).
 public struct OrientationEvent: Sendable {
-    /// `device`, `interface`, `sensor`, `lock`, `session`, or `goodbye`.
-    public let topic: String
+    /// The event's topic; nil for the goodbye (and for a topic newer than this library).
+    public let topic: Topic?
+    /// The daemon is closing the connection (``message`` has its `reason`).
+    public let isGoodbye: Bool
     public let seq: Int
     /// Monotonic seconds on the daemon's clock.
     public let time: Double
@@ -107,27 +109,27 @@ public actor OrientationClient {
             return
         }
         switch type {
-        case "hello":
+        case MessageType.hello.rawValue:
             helloState = try? DaemonState(json: JSONReader(value["state"] ?? .null))
             if case .string(let name)? = value["server"] { server = name }
             helloWaiter?.resume()
             helloWaiter = nil
-        case "reply":
+        case MessageType.reply.rawValue:
             guard case .number(let number)? = value["id"], let continuation = pending.removeValue(forKey: Int(number)) else { return }
             if value["ok"] == .bool(true) {
                 continuation.resume(returning: value)
             } else {
                 let error = value["error"]
                 func text(_ key: String) -> String? { if case .string(let s)? = error?[key] { s } else { nil } }
-                continuation.resume(throwing: OrientationClientError.rejected(ProtocolError(text("code") ?? "unknown", text("message") ?? "", reason: text("reason"))))
+                continuation.resume(throwing: OrientationClientError.rejected(ProtocolError(ProtocolErrorCode(rawValue: text("code") ?? "unknown"), text("message") ?? "", reason: text("reason"))))
             }
-        case "event":
+        case MessageType.event.rawValue:
             func number(_ key: String) -> Double { if case .number(let n)? = value[key] { n } else { 0 } }
-            let topic = if case .string(let t)? = value["topic"] { t } else { "" }
-            eventContinuation.yield(OrientationEvent(topic: topic, seq: Int(number("seq")), time: number("time"),
+            let topic = if case .string(let name)? = value["topic"] { Topic(rawValue: name) } else { Topic?.none }
+            eventContinuation.yield(OrientationEvent(topic: topic, isGoodbye: false, seq: Int(number("seq")), time: number("time"),
                                                      state: try? DaemonState(json: JSONReader(value["state"] ?? .null)), message: value))
-        case "goodbye":
-            eventContinuation.yield(OrientationEvent(topic: "goodbye", seq: 0, time: 0, state: nil, message: value))
+        case MessageType.goodbye.rawValue:
+            eventContinuation.yield(OrientationEvent(topic: nil, isGoodbye: true, seq: 0, time: 0, state: nil, message: value))
         default:
             break
         }
@@ -145,11 +147,11 @@ public actor OrientationClient {
     /// Sends `{"id", "op", …fields}` and returns the reply; a rejection throws
     /// ``OrientationClientError/rejected(_:)``.
     @discardableResult
-    public func request(_ op: String, _ fields: [(key: String, value: JSONValue)] = []) async throws -> JSONValue {
+    public func request(_ op: Operation, _ fields: [(key: String, value: JSONValue)] = []) async throws -> JSONValue {
         guard !ended, let outbound else { throw OrientationClientError.disconnected }
         let id = nextID
         nextID += 1
-        let message = JSONValue.object([("id", .number(Double(id))), ("op", .string(op))] + fields)
+        let message = JSONValue.object([("id", .number(Double(id))), ("op", .string(op.rawValue))] + fields)
         var buffer = ByteBuffer(string: message.serialized)
         buffer.writeInteger(UInt8(ascii: "\n"))
         return try await withCheckedThrowingContinuation { continuation in
@@ -170,7 +172,7 @@ public actor OrientationClient {
 
     /// The daemon's current state.
     public func state() async throws -> DaemonState {
-        let reply = try await request("get")
+        let reply = try await request(.get)
         do {
             return try DaemonState(json: JSONReader(reply["state"] ?? .null))
         } catch {
@@ -181,30 +183,32 @@ public actor OrientationClient {
     /// Subscribes to topics (`device`, `interface`, `sensor`, `lock`); events arrive on ``events``.
     /// Subscribing to device or interface keeps the sensor sampling.
     @discardableResult
-    public func subscribe(_ topics: [String]) async throws -> DaemonState {
-        let reply = try await request("subscribe", [("topics", .array(topics.map { .string($0) }))])
+    public func subscribe(_ topics: [Topic]) async throws -> DaemonState {
+        let reply = try await request(.subscribe, [("topics", .array(topics.map { .string($0.rawValue) }))])
         return (try? DaemonState(json: JSONReader(reply["state"] ?? .null))) ?? helloState ?? DaemonState()
     }
 
-    public func unsubscribe(_ topics: [String]) async throws {
-        try await request("unsubscribe", [("topics", .array(topics.map { .string($0) }))])
+    public func unsubscribe(_ topics: [Topic]) async throws {
+        try await request(.unsubscribe, [("topics", .array(topics.map { .string($0.rawValue) }))])
     }
 
     /// Engages or releases the rotation lock (needs root or the control group).
     public func lock(_ on: Bool) async throws {
-        try await request("lock", [("on", .bool(on))])
+        try await request(.lock, [("on", .bool(on))])
     }
 
     /// Opens this connection's resolver session; `initial` is a state object as in resolver.md §1.
     @discardableResult
     public func openSession(initial: JSONValue? = nil) async throws -> JSONValue {
-        try await request("session.open", initial.map { [("initial", $0)] } ?? [])
+        try await request(.openSession, initial.map { [("initial", $0)] } ?? [])
     }
 
-    /// A `scene.*` op on the session (`scene.present`, `scene.push`, …) with its action fields.
+    /// A `scene.*` op on the session (``Operation/scenePresent``, ``Operation/scenePush``, …) with
+    /// its action fields.
     @discardableResult
-    public func scene(_ op: String, _ fields: [(key: String, value: JSONValue)] = []) async throws -> JSONValue {
-        try await request("scene.\(op)", fields)
+    public func scene(_ op: Operation, _ fields: [(key: String, value: JSONValue)] = []) async throws -> JSONValue {
+        guard op.sceneActionType != nil else { throw OrientationClientError.rejected(.unknownOperation(op.rawValue)) }
+        return try await request(op, fields)
     }
 
     /// Closes the connection; ``events`` finishes.

@@ -71,6 +71,14 @@ public struct ResolverState: Sendable, Hashable {
     func pinForEngagingLock() -> DeviceOrientation {
         idiom == .phone ? .portrait : (interface.deviceOrientation ?? .portrait)
     }
+
+    /// Engages or releases the rotation lock; engaging it pins the device orientation (R-LOCK-1).
+    /// The `setLock` action does this and then lets the interface follow; a state being set up (a
+    /// session joining a locked daemon) uses it alone.
+    public mutating func setLock(_ on: Bool) {
+        if on, !lock { lockPin = pinForEngagingLock() }
+        lock = on
+    }
 }
 
 /// The interface-orientation resolver: UIKit's rotation rules as a pure state machine
@@ -152,10 +160,7 @@ public struct InterfaceOrientationResolver: Sendable {
             return try revealAfterDismiss(cause)
 
         case .setLock(let on):  // R-LOCK-1..3
-            return try whenEffectiveDeviceChanges(cause) { state in
-                if on, !state.lock { state.lockPin = state.pinForEngagingLock() }
-                state.lock = on
-            }
+            return try whenEffectiveDeviceChanges(cause) { state in state.setLock(on) }
 
         case .attemptRotation:  // R-ATTEMPT-1
             return state.profile == .ios16 ? try revealAfterDismiss(cause) : try autorotate(cause)

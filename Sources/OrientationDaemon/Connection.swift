@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import OrientationCore
 import OrientationProtocol
@@ -14,7 +15,8 @@ public struct PeerCredentials: Sendable, Hashable {
     public var gid: UInt32
 }
 
-/// One client: its subscriptions and claims, its resolver session, and its outbound queue.
+/// One client of the socket front end: who it is, and its outbound queue. (What it subscribed to,
+/// claims and its session are the hub's, under its ``listener`` id.)
 ///
 /// Lives on the hub's event loop. Lines go straight to the socket through ``SocketWriter`` while
 /// SwiftNIO has nothing queued for the client, and through SwiftNIO otherwise (what the socket did
@@ -24,32 +26,28 @@ public struct PeerCredentials: Sendable, Hashable {
 /// disconnected, so it can neither delay others nor make the daemon's memory grow.
 final class Connection {
     let channel: any Channel
-    unowned let hub: OrientationHub
+    /// The hub's name for this client; nil for one refused at the door.
+    let listener: ListenerID?
     let credentials: PeerCredentials?
-    let isPrivileged: Bool
-    /// Nested subscriptions per topic (each subscribe adds one, each unsubscribe removes one).
-    var topicCounts: [String: Int] = [:]
-    var session: InterfaceOrientationResolver?
-    private var sessionSeq = 0
+    /// A client that cannot take events for this long is disconnected.
+    var stallTimeout: Double
+    private let logger: Logger
     private let writer: SocketWriter
     /// Writes handed to SwiftNIO and not yet completed; while there are any, lines go after them.
     private var queuedWrites = 0
-    private var skipped: [(topic: String, line: ByteBuffer)] = []
+    private var skipped: [(topic: Topic, line: ByteBuffer)] = []
     private var stallTask: Scheduled<Void>?
     private var closed = false
 
     /// - Parameter writer: the client's socket for direct writes (a duplicate of the channel's).
-    init(channel: any Channel, hub: OrientationHub, credentials: PeerCredentials?, isPrivileged: Bool, writer: SocketWriter) {
+    init(channel: any Channel, listener: ListenerID?, credentials: PeerCredentials?, writer: SocketWriter, stallTimeout: Double, logger: Logger) {
         self.channel = channel
-        self.hub = hub
+        self.listener = listener
         self.credentials = credentials
-        self.isPrivileged = isPrivileged
         self.writer = writer
+        self.stallTimeout = stallTimeout
+        self.logger = logger
     }
-
-    /// Claims held: subscriptions to device and interface count, nestably.
-    var claimCount: Int { OrientationProtocol.claimingTopics.reduce(0) { $0 + (topicCounts[$1] ?? 0) } }
-    var subscribedTopics: [String] { OrientationProtocol.topics.filter { topicCounts[$0] != nil } }
 
     // MARK: - Output
 
@@ -88,9 +86,9 @@ final class Connection {
         channel.writeAndFlush(rest, promise: written)
     }
 
-    /// Writes an event line (serialized once by the hub for every subscriber), or keeps only the
+    /// Writes an event line (serialized once by the front end for every subscriber), or keeps only the
     /// newest per topic while the client is not reading.
-    func sendEvent(line: ByteBuffer, topic: String) {
+    func sendEvent(line: ByteBuffer, topic: Topic) {
         guard !closed else { return }
         // Nothing queued means writable; asking the channel costs a cache miss per subscriber.
         if skipped.isEmpty, queuedWrites == 0 || channel.isWritable {
@@ -120,10 +118,10 @@ final class Connection {
 
     private func startStallTimer() {
         guard stallTask == nil else { return }
-        stallTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(hub.configuration.stallTimeout * 1e9))) { [weak self] in
+        stallTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(stallTimeout * 1e9))) { [weak self] in
             guard let self, !channel.isWritable || !skipped.isEmpty else { return }
-            hub.socketLogger.warning("client stalled: disconnecting", metadata: [
-                "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(hub.configuration.stallTimeout)",
+            logger.warning("client stalled: disconnecting", metadata: [
+                "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(stallTimeout)",
             ])
             close()
         }
@@ -164,77 +162,4 @@ final class Connection {
         channel.closeFuture.whenComplete { _ in deadline.cancel() }
         return channel.closeFuture
     }
-
-    // MARK: - Session
-
-    static func sessionFields(_ state: ResolverState) -> [(key: String, value: JSONValue)] {
-        [("interface", .string(state.interface.rawValue)), ("effectiveDevice", .string(state.effectiveDevice.rawValue)),
-         ("decider", .string(state.decider.id))]
-    }
-
-    /// A device or lock change reaches the session; its interface change goes to this client only.
-    func applyToSession(_ action: ResolverAction) {
-        guard session != nil else { return }
-        let outcome = session!.apply(action)
-        if let change = outcome.interfaceChange { sendSessionEvent(change) }
-        if let error = outcome.error {
-            send(ServerMessage.event(topic: "session", seq: hub.seq, time: MonotonicClock.now(), state: hub.state,
-                                     fields: [("error", ProtocolError(error.code.rawValue, "\(action.name) rejected", reason: error.reason.rawValue).json)]))
-        }
-    }
-
-    private func sendSessionEvent(_ change: InterfaceOrientationChange) {
-        sessionSeq += 1
-        let event = ServerMessage.event(topic: "session", seq: hub.seq, time: MonotonicClock.now(), state: hub.state,
-                                        fields: [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields)
-        sendEvent(line: Self.line(event), topic: "session")
-    }
-
-    /// The `scene.*` ops: resolver.md §1 actions (not deviceOrientation and setLock, which belong to
-    /// the daemon) applied to this connection's session.
-    static let sceneActions: [String: String] = [
-        "scene.present": "present", "scene.dismiss": "dismiss", "scene.push": "push", "scene.pop": "pop",
-        "scene.selectTab": "selectTab", "scene.update": "updateScene", "scene.setWindowMask": "setWindowMask",
-        "scene.attemptRotation": "attemptRotation", "scene.forceRotation": "forceRotation",
-        "scene.requestGeometryUpdate": "requestGeometryUpdate", "scene.updateSupportedOrientations": "updateSupportedOrientations",
-        "scene.launch": "launch", "scene.beginDeviceNotifications": "beginDeviceNotifications",
-        "scene.endDeviceNotifications": "endDeviceNotifications",
-    ]
-
-    func performSceneOp(_ request: Request) throws -> [(key: String, value: JSONValue)] {
-        guard let type = Self.sceneActions[request.op] else { throw ProtocolError.unknownOperation(request.op) }
-        guard session != nil else { throw ProtocolError("no-session", "\(request.op) needs a session; session.open first") }
-        guard case .object(let members) = request.body.value else { throw ProtocolError.badRequest("the request is not an object") }
-        // `id` is the request's; scene.update names its scene with `scene` (the action's `id`).
-        var fields = members.filter { $0.key != "id" && $0.key != "op" && $0.key != "type" && $0.key != "scene" }
-        if type == "updateScene" {
-            guard case .string(let scene)? = request.body.value["scene"] else { throw ProtocolError.badRequest("scene.update: missing field scene (the scene's id)") }
-            fields.append(("id", .string(scene)))
-        }
-        let actionObject = JSONValue.object([("type", .string(type))] + fields)
-        let action = try ResolverJSON.action(JSONReader(actionObject))
-        switch action {
-        case .push(let node, _), .present(let node, _):
-            if Self.nodeCount(session!.state) + Self.nodeCount(node) > hub.configuration.maximumSessionNodes {
-                throw ProtocolError("limit-exceeded", "a session holds at most \(hub.configuration.maximumSessionNodes) nodes")
-            }
-        default:
-            break
-        }
-        let outcome = session!.apply(action)
-        if let error = outcome.error {
-            throw ProtocolError(error.code.rawValue, "\(type) rejected: \(error.reason.rawValue)", reason: error.reason.rawValue)
-        }
-        if let change = outcome.interfaceChange { sendSessionEvent(change) }
-        return Self.sessionFields(session!.state) + [("change", outcome.interfaceChange.map { ResolverJSON.json($0, complete: true) } ?? .null)]
-    }
-
-    func checkSessionSize(_ state: ResolverState) throws {
-        if Self.nodeCount(state) > hub.configuration.maximumSessionNodes {
-            throw ProtocolError("limit-exceeded", "a session holds at most \(hub.configuration.maximumSessionNodes) nodes")
-        }
-    }
-
-    static func nodeCount(_ node: PresentationNode) -> Int { 1 + node.children.map(nodeCount).reduce(0, +) }
-    static func nodeCount(_ state: ResolverState) -> Int { nodeCount(state.root) + state.presented.map { nodeCount($0.node) }.reduce(0, +) }
 }

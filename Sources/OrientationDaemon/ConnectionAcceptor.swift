@@ -29,7 +29,7 @@ final class ConnectionAcceptor: Sendable {
 
     /// Starts accepting on `listening` (a bound, listening stream socket), which this object closes
     /// at ``stop()`` when `ownsListeningSocket`.
-    init(listening: Int32, ownsListeningSocket: Bool, hub: OrientationHub) throws(SocketSetupError) {
+    init(listening: Int32, ownsListeningSocket: Bool, frontEnd: SocketFrontEnd) throws(SocketSetupError) {
         let wakeUp = eventfd(0, O_CLOEXEC | O_NONBLOCK)
         let room = eventfd(0, O_CLOEXEC | O_NONBLOCK)
         guard wakeUp >= 0, room >= 0 else {
@@ -44,7 +44,7 @@ final class ConnectionAcceptor: Sendable {
         self.wakeUp = wakeUp
         let window = HandOffWindow(room: room)
         self.window = window
-        let handOff = HandOff(hub: hub, eventLoop: hub.eventLoop, logger: hub.socketLogger, window: window)
+        let handOff = HandOff(frontEnd: frontEnd, eventLoop: frontEnd.eventLoop, logger: frontEnd.logger, window: window)
         thread = WorkerThread(name: "orientd-accept") { Self.acceptLoop(listening: listening, wakeUp: wakeUp, handOff: handOff) }
     }
 
@@ -65,7 +65,7 @@ final class ConnectionAcceptor: Sendable {
     /// What a new connection needs on the loop.
     private struct HandOff: Sendable {
         /// Used on its loop only (the channel initializer runs there).
-        let hub: OrientationHub
+        let frontEnd: SocketFrontEnd
         let eventLoop: any EventLoop
         let logger: Logger
         let window: HandOffWindow
@@ -80,7 +80,7 @@ final class ConnectionAcceptor: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(hub: hub, credentials: credentials, writer: writer))
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(frontEnd: frontEnd, credentials: credentials, writer: writer))
                     }
                 }
                 .withConnectedSocket(client)

@@ -76,7 +76,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         raiseDescriptorLimit(clients: configuration.maximumClients)
         let acceptor: ConnectionAcceptor
         do {
-            acceptor = try SocketServer.bind(hub: hub, configuration: configuration, activated: activatedSocket)
+            acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
         } catch {
             source.shutdown()
             try? await group.shutdownGracefully()

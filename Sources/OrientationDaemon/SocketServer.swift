@@ -18,16 +18,16 @@ public struct SocketSetupError: Error, CustomStringConvertible {
 /// The Unix stream socket clients connect to.
 enum SocketServer {
     /// Binds `path` (replacing a stale socket file, refusing a live one), applies mode and group, and
-    /// accepts connections for the hub; or, with socket activation, accepts on the socket systemd
+    /// accepts connections for the socket front end; or, with socket activation, accepts on the socket systemd
     /// bound (and set mode and group on).
-    static func bind(hub: OrientationHub, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> ConnectionAcceptor {
+    static func bind(_ frontEnd: SocketFrontEnd, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> ConnectionAcceptor {
         if let descriptor {
             var accepting: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else {
                 throw SocketSetupError(description: "cannot use the socket systemd passed (descriptor \(descriptor)): it is not a listening socket")
             }
-            return try ConnectionAcceptor(listening: descriptor, ownsListeningSocket: false, hub: hub)
+            return try ConnectionAcceptor(listening: descriptor, ownsListeningSocket: false, frontEnd: frontEnd)
         }
         let path = configuration.socketPath
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
@@ -35,7 +35,7 @@ enum SocketServer {
         if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
             throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
         }
-        try removeStaleSocket(at: path, logger: hub.socketLogger)
+        try removeStaleSocket(at: path, logger: frontEnd.logger)
         guard var address = UnixSocketAddress.make(path) else {
             throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)")
         }
@@ -59,7 +59,7 @@ enum SocketServer {
                     throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
                 }
             }
-            return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, hub: hub)
+            return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, frontEnd: frontEnd)
         } catch {
             close(listening)
             unlink(path)
@@ -90,67 +90,6 @@ enum SocketServer {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
         }
-    }
-}
-
-/// Decoded lines → requests for the hub; connection life → the hub.
-final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-
-    private let hub: OrientationHub
-    private let credentials: PeerCredentials?
-    private let writer: SocketWriter
-    private var connection: Connection?
-
-    init(hub: OrientationHub, credentials: PeerCredentials?, writer: SocketWriter) {
-        self.hub = hub
-        self.credentials = credentials
-        self.writer = writer
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let privileged = credentials.map { Authorization.isPrivileged($0, controlGroup: hub.configuration.controlGroup) } ?? false
-        let connection = Connection(channel: context.channel, hub: hub, credentials: credentials, isPrivileged: privileged, writer: writer)
-        if hub.connectionCount >= hub.configuration.maximumClients {
-            connection.send(ServerMessage.reply(id: .null, error: ProtocolError("too-many-clients", "the daemon serves at most \(hub.configuration.maximumClients) clients")))
-            hub.socketLogger.warning("client refused: too many clients", metadata: ["clients": "\(hub.connectionCount)"])
-            connection.close()
-        } else {
-            self.connection = connection
-            hub.add(connection)
-        }
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let connection, !connection.isClosed else { return }
-        switch Request.parse(unwrapInboundIn(data)) {
-        case .success(let request): hub.handle(request, from: connection)
-        case .failure(let rejection): connection.send(ServerMessage.reply(id: rejection.id, error: rejection.error))
-        }
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        connection?.writabilityChanged()
-        context.fireChannelWritabilityChanged()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is LineFrameDecoder.LineTooLongError {
-            connection?.send(ServerMessage.reply(id: .null, error: .lineTooLong))
-        }
-        connection?.close()
-        if connection == nil { context.close(promise: nil) }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let connection {
-            hub.remove(connection)
-            connection.channelClosed()
-        }
-        writer.close()  // also when the client was refused
-        connection = nil
-        context.fireChannelInactive()
     }
 }
 

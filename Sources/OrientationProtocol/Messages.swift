@@ -1,16 +1,5 @@
 import OrientationCore
 
-/// Protocol v1 of the orientd socket (docs/protocol.md): UTF-8 JSON objects, one per line.
-public enum OrientationProtocol {
-    public static let version = 1
-    /// Longest accepted line, newline excluded; a longer one closes the connection.
-    public static let maximumLineLength = 65_536
-    /// Topics a client can subscribe to.
-    public static let topics = ["device", "interface", "sensor", "lock"]
-    /// Subscribing to these claims the sensor (it samples while any claim is held).
-    public static let claimingTopics: Set<String> = ["device", "interface"]
-}
-
 /// The sensor as clients see it.
 public enum SensorStatus: String, Sendable, Hashable, CaseIterable {
     /// Present and sampling (someone claims it).
@@ -64,25 +53,31 @@ public struct DaemonState: Sendable, Hashable {
 
 /// An error a request can get (`"error": {"code", "message"}`); resolver rejections add `reason`.
 public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// kebab-case for protocol errors (`bad-request`); resolver.md §8's code for resolver rejections.
-    public var code: String
+    public var code: ProtocolErrorCode
     public var message: String
     /// resolver.md §8's reason, for resolver rejections.
     public var reason: String?
 
-    public init(_ code: String, _ message: String, reason: String? = nil) {
+    public init(_ code: ProtocolErrorCode, _ message: String, reason: String? = nil) {
         self.code = code
         self.message = message
         self.reason = reason
     }
 
-    public static func badRequest(_ message: String) -> ProtocolError { ProtocolError("bad-request", message) }
-    public static func unknownOperation(_ op: String) -> ProtocolError { ProtocolError("unknown-op", "unknown op \"\(op)\"") }
-    public static let permissionDenied = ProtocolError("permission-denied", "this op needs root or membership in the control group")
-    public static let lineTooLong = ProtocolError("line-too-long", "lines are limited to \(OrientationProtocol.maximumLineLength) bytes; closing the connection")
+    /// A resolver rejection of `what` (an op, or a device or lock change reaching a session).
+    public init(rejected what: String, _ error: ResolverError) {
+        self.init(ProtocolErrorCode(error.code), "\(what) rejected: \(error.reason.rawValue)", reason: error.reason.rawValue)
+    }
+
+    public static func badRequest(_ message: String) -> ProtocolError { ProtocolError(.badRequest, message) }
+    public static func unknownOperation(_ op: String) -> ProtocolError { ProtocolError(.unknownOperation, "unknown op \"\(op)\"") }
+    public static let permissionDenied = ProtocolError(.permissionDenied, "this op needs root or membership in the control group")
+    public static let lineTooLong = ProtocolError(.lineTooLong, "lines are limited to \(OrientationProtocol.maximumLineLength) bytes; closing the connection")
+    public static func tooManyClients(maximum: Int) -> ProtocolError { ProtocolError(.tooManyClients, "the daemon serves at most \(maximum) clients") }
+    public static func sessionLimit(maximumNodes: Int) -> ProtocolError { ProtocolError(.limitExceeded, "a session holds at most \(maximumNodes) nodes") }
 
     public var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code)), ("message", .string(message))]
+        var members: [(key: String, value: JSONValue)] = [("code", .string(code.rawValue)), ("message", .string(message))]
         if let reason { members.append(("reason", .string(reason))) }
         return .object(members)
     }
@@ -90,27 +85,141 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "\(code): \(message)" }
 }
 
+/// A resolver session as a reply shows it.
+public struct SessionSnapshot: Sendable, Hashable {
+    public var interface: InterfaceOrientation
+    public var effectiveDevice: DeviceOrientation
+    /// The id of the node that decides (R-DEC-1).
+    public var decider: String
+
+    public init(_ state: ResolverState) {
+        interface = state.interface
+        effectiveDevice = state.effectiveDevice
+        decider = state.decider.id
+    }
+}
+
+/// What a successful reply carries besides `type`, `id` and `ok`.
+public enum ReplyBody: Sendable, Hashable {
+    /// Nothing (`session.close`).
+    case empty
+    /// `state` (`lock`, `system.*`).
+    case state(DaemonState)
+    /// `seq` and `state` (`get`).
+    case snapshot(seq: Int, state: DaemonState)
+    /// `topics` now subscribed, `seq` and `state` (`subscribe`, `unsubscribe`).
+    case subscriptions(topics: [Topic], seq: Int, state: DaemonState)
+    /// `interface`, `effectiveDevice`, `decider` (`session.get`).
+    case session(SessionSnapshot)
+    /// The same plus `change`, the interface change the op caused or null (`session.open`, `scene.*`).
+    case sessionChange(SessionSnapshot, change: InterfaceOrientationChange?)
+
+    /// The reply's fields, in the documented order.
+    public var fields: [(key: String, value: JSONValue)] {
+        switch self {
+        case .empty:
+            []
+        case .state(let state):
+            [("state", state.json)]
+        case .snapshot(let seq, let state):
+            [("seq", .number(Double(seq))), ("state", state.json)]
+        case .subscriptions(let topics, let seq, let state):
+            [("topics", .array(topics.map { .string($0.rawValue) })), ("seq", .number(Double(seq))), ("state", state.json)]
+        case .session(let snapshot):
+            Self.fields(snapshot)
+        case .sessionChange(let snapshot, let change):
+            Self.fields(snapshot) + [("change", change.map { ResolverJSON.json($0, complete: true) } ?? .null)]
+        }
+    }
+
+    private static func fields(_ snapshot: SessionSnapshot) -> [(key: String, value: JSONValue)] {
+        [("interface", .string(snapshot.interface.rawValue)), ("effectiveDevice", .string(snapshot.effectiveDevice.rawValue)),
+         ("decider", .string(snapshot.decider))]
+    }
+}
+
+/// What changed, by topic: an event's own fields.
+public enum EventPayload: Sendable, Hashable {
+    case device(from: DeviceOrientation, to: DeviceOrientation)
+    case interface(InterfaceOrientationChange)
+    case sensor(from: SensorStatus, to: SensorStatus)
+    case lock(Bool)
+    /// The connection's session changed its interface orientation; `sessionSeq` counts its events.
+    case session(sessionSeq: Int, InterfaceOrientationChange)
+    /// A device or lock change that the connection's session rejected (the session is unchanged).
+    case sessionRejected(ProtocolError)
+
+    public var topic: Topic {
+        switch self {
+        case .device: .device
+        case .interface: .interface
+        case .sensor: .sensor
+        case .lock: .lock
+        case .session, .sessionRejected: .session
+        }
+    }
+
+    /// The topic's fields (docs/protocol.md, "event").
+    public var fields: [(key: String, value: JSONValue)] {
+        switch self {
+        case .device(let from, let to): [("from", .string(from.rawValue)), ("to", .string(to.rawValue))]
+        case .interface(let change): change.protocolFields
+        case .sensor(let from, let to): [("from", .string(from.rawValue)), ("to", .string(to.rawValue))]
+        case .lock(let locked): [("locked", .bool(locked))]
+        case .session(let sessionSeq, let change): [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields
+        case .sessionRejected(let error): [("error", error.json)]
+        }
+    }
+}
+
+/// One change of the daemon's state as clients hear it: the whole state after it and the sequence
+/// number it got (session events carry the current one without growing it).
+public struct Event: Sendable, Hashable {
+    public var seq: Int
+    /// Monotonic seconds.
+    public var time: Double
+    public var state: DaemonState
+    public var payload: EventPayload
+
+    public init(seq: Int, time: Double, state: DaemonState, payload: EventPayload) {
+        self.seq = seq
+        self.time = time
+        self.state = state
+        self.payload = payload
+    }
+
+    public var topic: Topic { payload.topic }
+}
+
 /// Builders for the server's messages, with keys in the documented order.
 public enum ServerMessage {
     public static func hello(server: String, state: DaemonState, seq: Int) -> JSONValue {
-        .object([("type", "hello"), ("protocol", .number(Double(OrientationProtocol.version))), ("server", .string(server)),
-                 ("seq", .number(Double(seq))), ("state", state.json)])
+        .object([("type", .string(MessageType.hello.rawValue)), ("protocol", .number(Double(OrientationProtocol.version))),
+                 ("server", .string(server)), ("seq", .number(Double(seq))), ("state", state.json)])
     }
 
-    public static func reply(id: JSONValue, fields: [(key: String, value: JSONValue)] = []) -> JSONValue {
-        .object([("type", "reply"), ("id", id), ("ok", true)] + fields)
+    public static func reply(id: JSONValue, _ body: ReplyBody) -> JSONValue {
+        .object([("type", .string(MessageType.reply.rawValue)), ("id", id), ("ok", true)] + body.fields)
     }
 
     public static func reply(id: JSONValue, error: ProtocolError) -> JSONValue {
-        .object([("type", "reply"), ("id", id), ("ok", false), ("error", error.json)])
+        .object([("type", .string(MessageType.reply.rawValue)), ("id", id), ("ok", false), ("error", error.json)])
     }
 
-    public static func event(topic: String, seq: Int, time: Double, state: DaemonState, fields: [(key: String, value: JSONValue)]) -> JSONValue {
-        .object([("type", "event"), ("topic", .string(topic)), ("seq", .number(Double(seq))), ("time", .number(time)), ("state", state.json)] + fields)
+    public static func reply(id: JSONValue, _ result: Result<ReplyBody, ProtocolError>) -> JSONValue {
+        switch result {
+        case .success(let body): reply(id: id, body)
+        case .failure(let error): reply(id: id, error: error)
+        }
+    }
+
+    public static func event(_ event: Event) -> JSONValue {
+        .object([("type", .string(MessageType.event.rawValue)), ("topic", .string(event.topic.rawValue)), ("seq", .number(Double(event.seq))),
+                 ("time", .number(event.time)), ("state", event.state.json)] + event.payload.fields)
     }
 
     public static func goodbye(reason: String) -> JSONValue {
-        .object([("type", "goodbye"), ("reason", .string(reason))])
+        .object([("type", .string(MessageType.goodbye.rawValue)), ("reason", .string(reason))])
     }
 }
 

@@ -59,8 +59,8 @@ func complain(_ message: String) {
 /// Turns a daemon rejection into the right exit status.
 func rejection(_ error: any Error) -> ExitCode {
     if case OrientationClientError.rejected(let protocolError) = error {
-        complain(protocolError.message.isEmpty ? protocolError.code : "\(protocolError.code): \(protocolError.message)")
-        return ExitCode(protocolError.code == "permission-denied" ? 77 : 76)
+        complain(protocolError.message.isEmpty ? protocolError.code.rawValue : "\(protocolError.code): \(protocolError.message)")
+        return ExitCode(protocolError.code == .permissionDenied ? 77 : 76)
     }
     complain("\(error)")
     return ExitCode(69)
@@ -93,28 +93,36 @@ struct Monitor: AsyncParsableCommand {
         discussion: "Subscribing keeps the sensor sampling. Lines: `SEQ TOPIC FROM -> TO`; with --json the daemon's event objects.")
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the daemon's events as JSON lines.") var json = false
-    @Option(help: ArgumentHelp("Topics to follow, comma-separated.", valueName: "topics")) var topics = "device,interface,sensor,lock"
+    @Option(help: ArgumentHelp("Topics to follow, comma-separated (default \(Topic.subscribable.map(\.rawValue).joined(separator: ","))).", valueName: "topics"))
+    var topics = Topic.subscribable.map(\.rawValue).joined(separator: ",")
+
+    func validate() throws {
+        for name in topics.split(separator: ",") where Topic(rawValue: String(name)).map(Topic.subscribable.contains) != true {
+            throw ValidationError("--topics: \"\(name)\" is not a topic (\(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
+        }
+    }
 
     func run() async throws {
         let client = try await connection.connect()
         let state: DaemonState
         do {
-            state = try await client.subscribe(topics.split(separator: ",").map(String.init))
+            state = try await client.subscribe(topics.split(separator: ",").compactMap { Topic(rawValue: String($0)) })
         } catch {
             throw rejection(error)
         }
         if !json { print(describe(state).replacingOccurrences(of: "\n", with: ", ")) }
         fflush(nil)
         for await event in client.events {
-            if event.topic == "goodbye" {
+            if event.isGoodbye {
                 complain("orientd said goodbye: \(event.message["reason"].map { "\($0)" } ?? "")")
                 throw ExitCode(69)
             }
             if json {
                 print(event.message.serialized)
             } else {
-                let change = event.topic == "lock" ? "locked=\(event.message["locked"] == .bool(true))" : "\(event.from ?? "?") -> \(event.to ?? "?")"
-                print("\(event.seq) \(event.topic) \(change)")
+                guard let topic = event.topic else { continue }
+                let change = topic == .lock ? "locked=\(event.message["locked"] == .bool(true))" : "\(event.from ?? "?") -> \(event.to ?? "?")"
+                print("\(event.seq) \(topic.rawValue) \(change)")
             }
             fflush(nil)
         }
@@ -143,7 +151,7 @@ struct Wait: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await connection.connect()
-        let topic = interface ? "interface" : "device"
+        let topic: Topic = interface ? .interface : .device
         func reached(_ state: DaemonState?) -> Bool {
             guard let state else { return false }
             return interface ? state.interface.rawValue == orientation : state.device.rawValue == orientation
@@ -161,7 +169,7 @@ struct Wait: AsyncParsableCommand {
             return
         }
         if timer != nil, !(timer!.isCancelled) {
-            complain("timed out waiting for \(topic) \(orientation)")
+            complain("timed out waiting for \(topic.rawValue) \(orientation)")
             throw ExitCode(1)
         }
         throw ExitCode(69)
@@ -211,7 +219,7 @@ struct Follow: AsyncParsableCommand {
         let client = try await connection.connect()
         let state: DaemonState
         do {
-            state = try await client.subscribe(["interface"])
+            state = try await client.subscribe([.interface])
         } catch {
             throw rejection(error)
         }
@@ -220,8 +228,8 @@ struct Follow: AsyncParsableCommand {
                                   "device": state.device.rawValue, "from": "", "delta": "0"])
         }
         for await event in client.events {
-            if event.topic == "goodbye" { break }
-            guard event.topic == "interface", let state = event.state else { continue }
+            if event.isGoodbye { break }
+            guard event.topic == .interface, let state = event.state else { continue }
             func number(_ key: String) -> String { if case .number(let n)? = event.message[key] { String(Int(n)) } else { "" } }
             template.run(values: ["interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
                                   "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees")])

@@ -31,7 +31,13 @@ enum FanOutClient {
     }
 
     /// The request of the stalled client and of every third churning one.
-    static let subscribeToEverything = #"{"id":1,"op":"subscribe","topics":["device","interface","sensor","lock"]}"# + "\n"
+    static let subscribeToEverything = subscribeRequest(Topic.subscribable)
+    static let subscribeToDevice = subscribeRequest([.device])
+
+    static func subscribeRequest(_ topics: [Topic]) -> String {
+        JSONValue.object([("id", .number(1)), ("op", .string(Operation.subscribe.rawValue)),
+                          ("topics", .array(topics.map { .string($0.rawValue) }))]).serialized + "\n"
+    }
 
     static func run(socketPath: String, count: Int, stalled: Bool, churnRate: Int?) throws {
         let sockets = try (0..<count).map { _ in try connect(socketPath) }
@@ -43,7 +49,7 @@ enum FanOutClient {
             try send(socket, subscribeToEverything)
             idle = socket
         }
-        for socket in sockets { try send(socket, #"{"id":1,"op":"subscribe","topics":["device"]}"# + "\n") }
+        for socket in sockets { try send(socket, Self.subscribeToDevice) }
         for socket in sockets { try awaitLines(socket, count: 2) }  // hello and the reply
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw Failure(description: "epoll_create1: \(String(cString: strerror(errno)))") }
@@ -91,7 +97,7 @@ enum FanOutClient {
                     let line = Array(pending[index][..<newline])
                     pending[index].removeSubrange(...newline)
                     let message = try JSONValue.parse(line)
-                    if message["topic"] == .string("device"), message["to"] == .string(pose), case .number(let sent)? = message["time"] {
+                    if message["topic"] == .string(Topic.device.rawValue), message["to"] == .string(pose), case .number(let sent)? = message["time"] {
                         latencies[index] = time - sent
                     }
                 }

@@ -25,8 +25,8 @@ enum FloorServer {
         print("ready")
         fflush(nil)
 
-        let hello = line(for: .object([("type", .string("hello")), ("protocol", .number(1)), ("server", .string("orientd-bench floor-server"))]))
-        let reply = line(for: .object([("type", .string("reply")), ("id", .number(1)), ("ok", .bool(true))]))
+        let hello = line(for: ServerMessage.hello(server: "orientd-bench floor-server", state: DaemonState(), seq: 0))
+        let reply = line(for: ServerMessage.reply(id: .number(1), .empty))
         var subscribers = Subscribers()
         var input: [UInt8] = []
         var seq = 0
@@ -58,8 +58,8 @@ enum FloorServer {
                         }
                         seq += 1
                         let state = DaemonState(device: device, interface: .portrait, sensor: .active, sensorName: "stdin")
-                        let event = line(for: ServerMessage.event(topic: "device", seq: seq, time: MonotonicClock.now(), state: state,
-                                                                  fields: [("from", .string("unknown")), ("to", .string(pose))]))
+                        let event = line(for: ServerMessage.event(Event(seq: seq, time: MonotonicClock.now(), state: state,
+                                                                        payload: .device(from: .unknown, to: device))))
                         for subscriber in subscribers.descriptors { write(event, to: subscriber) }
                     }
                 } else if got > 0 {

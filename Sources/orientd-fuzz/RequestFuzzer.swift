@@ -4,8 +4,8 @@ import OrientationCore
 import OrientationProtocol
 
 /// The fuzz target for the request decoder: bytes as a client would send them, split into lines by
-/// the daemon's `LineFrameDecoder` and each line parsed by `Request.parse`, the fields of every
-/// accepted request read the way the hub reads them.
+/// the daemon's `LineFrameDecoder`, each line parsed by `Request.parse` and every accepted request
+/// decoded into the ``ClientRequest`` the hub acts on.
 ///
 /// Built two ways:
 /// - `make fuzz` (`-DFUZZING`, AddressSanitizer and coverage instrumentation, libFuzzer's driver):
@@ -22,17 +22,19 @@ enum RequestFuzzer {
             guard (try? channel.writeInbound(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: part)))) != nil else { return }
             while let line = try? channel.readInbound(as: ByteBuffer.self) {
                 guard case .success(let request) = Request.parse(line) else { continue }
-                exercise(request.body)
+                exercise(request)
             }
         }
     }
 
-    /// Reads every field the ops take, with each of the reader's typed accessors.
-    static func exercise(_ body: JSONReader) {
-        for key in ["id", "op", "topics", "initial", "scene", "action", "mask", "orientation", "locked", "supported", "value", "type"] {
-            guard let field = try? body.optional(key) else { continue }
-            _ = try? field.string()
-            _ = field.value.serialized
+    /// Decodes the request as the socket front end does; a refusal is serialized as its reply would be.
+    static func exercise(_ request: Request) {
+        switch request.decode() {
+        case .success(let decoded):
+            if case .openSession(let initial?) = decoded { _ = SessionSnapshot(initial) }
+            _ = decoded.operation.rawValue
+        case .failure(let error):
+            _ = ServerMessage.reply(id: request.id, error: error).serialized
         }
     }
 }

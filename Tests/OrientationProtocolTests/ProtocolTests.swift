@@ -46,7 +46,7 @@ struct ProtocolTests {
                            (#"{"id":5}"#, .number(5)), (#"{"id":5,"op":7}"#, .number(5))] {
             guard case .failure(let rejection) = parse(text) else { Issue.record("accepted \(text)"); continue }
             #expect(rejection.id == id, "\(text)")
-            #expect(rejection.error.code == "bad-request")
+            #expect(rejection.error.code == .badRequest)
         }
     }
 

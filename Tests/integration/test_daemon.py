@@ -307,6 +307,42 @@ class Sessions(DaemonCase):
         self.assertEqual(client.request("scene.push", node=big)["error"]["code"], "limit-exceeded")
 
 
+class MaxClients(DaemonCase):
+    daemon_args = ("--max-clients", "3")
+
+    def first_message(self):
+        sock = socket.socket(socket.AF_UNIX)
+        sock.settimeout(5)
+        sock.connect(self.daemon.socket_path)
+        self.addCleanup(sock.close)
+        return sock, json.loads(sock.makefile("r").readline())
+
+    def test_beyond_the_maximum_a_client_is_refused_and_closed_and_places_come_back(self):
+        held = [self.first_message() for _ in range(3)]
+        self.assertTrue(all(message["type"] == "hello" for _, message in held))
+        refused, message = self.first_message()
+        self.assertEqual((message["type"], message["id"], message["error"]["code"]), ("reply", None, "too-many-clients"))
+        self.assertEqual(refused.recv(100), b"")  # closed by the daemon
+        held.pop()[0].close()
+        # Clients that leave at once, some before their hello could be written, give their place
+        # back too (a hello that found its client gone once closed the channel before the daemon
+        # kept the connection, and the place was lost for good).
+        for index in range(50):
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect(self.daemon.socket_path)
+            if index % 2:
+                sock.sendall(b'{"id":1,"op":"subscribe","topics":["device"]}\n')
+            sock.close()
+        # The daemon learns of the closes on its own loop: a place is free once a hello comes.
+        deadline = time.monotonic() + 10
+        while True:
+            sock, message = self.first_message()
+            if message["type"] == "hello" or time.monotonic() > deadline:
+                break
+            sock.close()
+        self.assertEqual(message["type"], "hello")
+
+
 class Permissions(DaemonCase):
     daemon_args = ("--control-group", "users")
 

@@ -1,0 +1,345 @@
+import OrientationCore
+import OrientationProtocol
+import SensorCore
+
+/// One listener of the hub: a client of a front end (a socket connection today).
+public struct ListenerID: Hashable, Sendable, CustomStringConvertible {
+    let value: Int
+
+    public var description: String { "listener \(value)" }
+}
+
+/// What the hub decided, for its shell to carry out, in order.
+enum HubAction: Hashable, Sendable {
+    /// The first claim: the sensor starts sampling (and the shell watches for its silence).
+    case startSampling
+    /// The last claim ended: call ``HubStateMachine/scheduledStopDue()`` after `seconds` (the
+    /// claim linger), unless the stop is cancelled first.
+    case scheduleStop(after: Double)
+    /// A claim came back during the linger.
+    case cancelScheduledStop
+    /// The linger passed with no claim: the sensor stops sampling.
+    case stopSampling
+    /// A change of the daemon's state for every listener subscribed to its topic (possibly none).
+    case publish(Event, to: [ListenerID])
+    /// An event for one listener only (its session's).
+    case send(Event, to: ListenerID)
+    /// The daemon's summary (``HubStateMachine/statusLine``) may read differently now.
+    case statusChanged
+    /// The system session refused an action (a mask that excludes every orientation): worth a
+    /// warning in the log, nothing for clients.
+    case systemSessionRejected(action: String, ResolverError)
+}
+
+/// Every decision of the daemon, as a value: its state and sequence numbers, the listeners and the
+/// topics each wants, claims on the sensor and their linger, the system resolver session and every
+/// listener's own (``ResolverSessions``).
+///
+/// Inputs come in as method calls (a client's request, a detected device orientation, a sensor
+/// event, the linger's timer firing, a new configuration), each with the time it happened where
+/// events need one; each returns the ``HubAction``s the shell (``OrientationHub``) performs. No
+/// clock, no I/O and no JSON: front ends turn their wire format into ``ClientRequest``s and the
+/// actions back into theirs, and tests drive it with plain values.
+struct HubStateMachine {
+    private struct Listener {
+        var isPrivileged: Bool
+        /// Nested subscriptions per topic: each subscribe adds one, each unsubscribe removes one.
+        var topicCounts: [Topic: Int] = [:]
+
+        /// Claims held: subscriptions to the claiming topics count, nestably.
+        var claimCount: Int { topicCounts.reduce(0) { $0 + ($1.key.claimsSensor ? $1.value : 0) } }
+        var subscribedTopics: [Topic] { Topic.subscribable.filter { topicCounts[$0] != nil } }
+    }
+
+    private(set) var configuration: DaemonConfiguration
+    private(set) var state: DaemonState
+    /// Grows by one with every published change.
+    private(set) var seq = 0
+    /// Why the system session could not launch, if it could not (logged at start).
+    let systemSessionLaunchError: ResolverError?
+
+    private var listeners: [ListenerID: Listener] = [:]
+    /// Per topic, its subscribers in subscription order: a publish names exactly these.
+    private var subscribers: [Topic: [ListenerID]] = [:]
+    private var nextListener = 0
+    private var systemSession: InterfaceOrientationResolver
+    private var sessions: ResolverSessions
+    private(set) var claims = 0
+    private(set) var isSampling = false
+    private var stopScheduled = false
+    private var sensorPresent = false
+    private var activeFaults: Set<SensorFault.Kind> = []
+    /// What the input being handled decided so far.
+    private var output: [HubAction] = []
+
+    init(configuration: DaemonConfiguration) {
+        self.configuration = configuration
+        sessions = ResolverSessions(maximumNodes: configuration.maximumSessionNodes)
+        systemSession = Self.makeSystemSession(configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
+        state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart)
+        systemSessionLaunchError = systemSession.apply(.launch).error
+        state.interface = systemSession.state.interface
+    }
+
+    /// The system session: one scene supporting the configured orientations, following the device.
+    private static func makeSystemSession(_ configuration: DaemonConfiguration, device: DeviceOrientation,
+                                          interface: InterfaceOrientation, locked: Bool) -> InterfaceOrientationResolver {
+        InterfaceOrientationResolver(state: ResolverState(
+            profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
+            lock: locked, physicalDevice: device, interface: interface,
+            root: .scene("system", supported: configuration.supportedOrientations)))
+    }
+
+    var listenerCount: Int { listeners.count }
+
+    /// The summary systemd shows in `systemctl status`.
+    var statusLine: String {
+        let sensor = state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"
+        return "\(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
+    }
+
+    func subscribedTopics(of listener: ListenerID) -> [Topic] { listeners[listener]?.subscribedTopics ?? [] }
+    func hasSession(_ listener: ListenerID) -> Bool { sessions.hasSession(listener) }
+
+    // MARK: - Listeners
+
+    /// A new listener, privileged (root or the control group) or not; refused beyond the maximum.
+    mutating func connect(isPrivileged: Bool) throws(ProtocolError) -> (ListenerID, [HubAction]) {
+        guard listeners.count < configuration.maximumClients else { throw .tooManyClients(maximum: configuration.maximumClients) }
+        let id = ListenerID(value: nextListener)
+        nextListener += 1
+        listeners[id] = Listener(isPrivileged: isPrivileged)
+        return (id, [.statusChanged])
+    }
+
+    /// The listener is gone: its subscriptions, claims and session end.
+    mutating func disconnect(_ id: ListenerID) -> [HubAction] {
+        guard let listener = listeners.removeValue(forKey: id) else { return [] }
+        for topic in listener.topicCounts.keys { subscribers[topic]?.removeAll { $0 == id } }
+        sessions.remove(id)
+        release(listener.claimCount)
+        output.append(.statusChanged)
+        return takeOutput()
+    }
+
+    // MARK: - Requests
+
+    /// A listener's request: the actions it causes (events, sampling), then its reply.
+    mutating func handle(_ request: ClientRequest, from id: ListenerID, at time: Double) -> (actions: [HubAction], reply: Result<ReplyBody, ProtocolError>) {
+        guard let listener = listeners[id] else { return ([], .failure(ProtocolError(.internalError, "unknown listener"))) }
+        if request.operation.isPrivileged, !listener.isPrivileged { return ([], .failure(.permissionDenied)) }
+        let reply: Result<ReplyBody, ProtocolError>
+        do throws(ProtocolError) {
+            reply = .success(try perform(request, from: id, at: time))
+        } catch {
+            reply = .failure(error)
+        }
+        return (takeOutput(), reply)
+    }
+
+    private mutating func perform(_ request: ClientRequest, from id: ListenerID, at time: Double) throws(ProtocolError) -> ReplyBody {
+        switch request {
+        case .get:
+            return .snapshot(seq: seq, state: state)
+
+        case .subscribe(let topics), .unsubscribe(let topics):
+            let before = listeners[id]!.claimCount
+            if case .subscribe = request { subscribe(id, to: topics) } else { unsubscribe(id, from: topics) }
+            let after = listeners[id]!.claimCount
+            if after > before { claim(after - before, at: time) } else if after < before { release(before - after) }
+            return .subscriptions(topics: listeners[id]!.subscribedTopics, seq: seq, state: state)
+
+        case .lock(let on):
+            if on != state.locked {
+                state.locked = on
+                publish(.lock(on), at: time)
+                applyToSystemSession(.setLock(on), at: time)
+                applyToSessions(.setLock(on), at: time)
+            }
+            return .state(state)
+
+        case .setSystemSupportedOrientations(let mask):
+            _ = systemSession.apply(.updateScene(id: "system", supported: .set(mask)))
+            applyToSystemSession(.updateSupportedOrientations, at: time)
+            return .state(state)
+
+        case .openSession(let initial):
+            return try sessions.open(for: id, initial: initial, idiom: configuration.idiom, device: state.device, locked: state.locked)
+
+        case .closeSession:
+            try sessions.close(for: id)
+            return .empty
+
+        case .getSession:
+            return .session(try sessions.snapshot(for: id))
+
+        case .scene(let operation, let action):
+            let (reply, event) = try sessions.perform(operation, action, for: id)
+            if let event { output.append(.send(Event(seq: seq, time: time, state: state, payload: event), to: id)) }
+            return reply
+        }
+    }
+
+    private mutating func subscribe(_ id: ListenerID, to topics: [Topic]) {
+        for topic in topics {
+            if listeners[id]!.topicCounts[topic] == nil { subscribers[topic, default: []].append(id) }
+            listeners[id]!.topicCounts[topic, default: 0] += 1
+        }
+    }
+
+    private mutating func unsubscribe(_ id: ListenerID, from topics: [Topic]) {
+        for topic in topics {
+            guard let count = listeners[id]!.topicCounts[topic] else { continue }
+            if count > 1 {
+                listeners[id]!.topicCounts[topic] = count - 1
+            } else {
+                listeners[id]!.topicCounts[topic] = nil
+                subscribers[topic]?.removeAll { $0 == id }
+            }
+        }
+    }
+
+    // MARK: - Claims
+
+    private mutating func claim(_ count: Int, at time: Double) {
+        claims += count
+        if stopScheduled {
+            stopScheduled = false
+            output.append(.cancelScheduledStop)
+        }
+        if !isSampling, claims > 0 {
+            isSampling = true
+            output.append(.startSampling)
+            updateSensorStatus(at: time)
+        }
+    }
+
+    private mutating func release(_ count: Int) {
+        claims = max(0, claims - count)
+        guard claims == 0, isSampling, !stopScheduled else { return }
+        stopScheduled = true
+        output.append(.scheduleStop(after: configuration.claimLinger))
+    }
+
+    /// The linger after the last claim has passed.
+    mutating func scheduledStopDue(at time: Double) -> [HubAction] {
+        guard stopScheduled, claims == 0 else { return [] }
+        stopScheduled = false
+        isSampling = false
+        output.append(.stopSampling)
+        updateSensorStatus(at: time)
+        return takeOutput()
+    }
+
+    // MARK: - The sensor
+
+    /// A sensor was found (or replaced by another).
+    mutating func sensorAvailable(name: String, at time: Double) -> [HubAction] {
+        sensorPresent = true
+        state.sensorName = name
+        updateSensorStatus(at: time)
+        return takeOutput()
+    }
+
+    /// The sensor is gone (removed, unreachable, or its input ended): detection starts afresh with
+    /// the next one, so the orientation is unknown until it decides again.
+    mutating func sensorLost(at time: Double) -> [HubAction] {
+        sensorPresent = false
+        activeFaults.removeAll()
+        state.sensorName = nil
+        deviceChanged(to: .unknown, at: time)
+        updateSensorStatus(at: time)
+        return takeOutput()
+    }
+
+    /// A fault began; the sensor counts as failed until every fault has recovered. A stuck sensor
+    /// is only worth a log line: its readings may be true (a device lying still).
+    mutating func sensorFault(_ kind: SensorFault.Kind, at time: Double) -> [HubAction] {
+        if kind != .stuck { activeFaults.insert(kind) }
+        updateSensorStatus(at: time)
+        return takeOutput()
+    }
+
+    mutating func sensorRecovered(_ kind: SensorFault.Kind, at time: Double) -> [HubAction] {
+        activeFaults.remove(kind)
+        updateSensorStatus(at: time)
+        return takeOutput()
+    }
+
+    /// The detector decided a device orientation.
+    mutating func deviceDetected(_ orientation: DeviceOrientation, at time: Double) -> [HubAction] {
+        deviceChanged(to: orientation, at: time)
+        return takeOutput()
+    }
+
+    private mutating func updateSensorStatus(at time: Double) {
+        let status: SensorStatus = !sensorPresent ? .absent : !activeFaults.isEmpty ? .failed : isSampling ? .active : .idle
+        guard status != state.sensor else { return }
+        let from = state.sensor
+        state.sensor = status
+        publish(.sensor(from: from, to: status), at: time)
+    }
+
+    // MARK: - Orientation changes
+
+    private mutating func deviceChanged(to orientation: DeviceOrientation, at time: Double) {
+        // A restarted detector (new parameters) decides afresh, possibly what clients already have.
+        guard orientation != state.device else { return }
+        let from = state.device
+        state.device = orientation
+        publish(.device(from: from, to: orientation), at: time)
+        applyToSystemSession(.deviceOrientation(orientation), at: time)
+        applyToSessions(.deviceOrientation(orientation), at: time)
+    }
+
+    private mutating func applyToSystemSession(_ action: ResolverAction, at time: Double) {
+        let outcome = systemSession.apply(action)
+        if let error = outcome.error { output.append(.systemSessionRejected(action: action.name, error)) }
+        if let change = outcome.interfaceChange {
+            state.interface = change.to
+            publish(.interface(change), at: time)
+        }
+    }
+
+    private mutating func applyToSessions(_ action: ResolverAction, at time: Double) {
+        for (listener, payload) in sessions.apply(action) {
+            output.append(.send(Event(seq: seq, time: time, state: state, payload: payload), to: listener))
+        }
+    }
+
+    /// One change of the daemon's state: `seq` grows by one and every subscriber of its topic hears it.
+    private mutating func publish(_ payload: EventPayload, at time: Double) {
+        seq += 1
+        output.append(.publish(Event(seq: seq, time: time, state: state, payload: payload), to: subscribers[payload.topic] ?? []))
+        output.append(.statusChanged)
+    }
+
+    // MARK: - Configuration
+
+    /// A re-read configuration (SIGHUP): applies what can change while running and names what
+    /// needs a restart (the socket, the sessions' idiom). The detector is the shell's to restart.
+    mutating func reload(_ new: DaemonConfiguration, at time: Double) -> (actions: [HubAction], needsRestart: [String]) {
+        var restart: [String] = []
+        if new.socketPath != configuration.socketPath { restart.append("socket path") }
+        if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
+        if new.idiom != configuration.idiom { restart.append("session idiom") }
+        if new.supportedOrientations != configuration.supportedOrientations {
+            // The app-wide mask cannot change through resolver actions: a new system session takes
+            // over the device, interface and lock, then enforces the new mask.
+            systemSession = Self.makeSystemSession(new, device: state.device, interface: state.interface, locked: state.locked)
+            applyToSystemSession(.updateSupportedOrientations, at: time)
+        }
+        let kept = (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom)
+        configuration = new
+        (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom) = kept
+        sessions.maximumNodes = new.maximumSessionNodes
+        output.append(.statusChanged)
+        return (takeOutput(), restart)
+    }
+
+    private mutating func takeOutput() -> [HubAction] {
+        let actions = output
+        output = []
+        return actions
+    }
+}

@@ -1,0 +1,120 @@
+import OrientationCore
+
+/// Protocol v1 of the orientd socket (docs/protocol.md): UTF-8 JSON objects, one per line.
+public enum OrientationProtocol {
+    public static let version = 1
+    /// Longest accepted line, newline excluded; a longer one closes the connection.
+    public static let maximumLineLength = 65_536
+}
+
+/// What a change is about: clients subscribe to topics, and every event names one.
+public enum Topic: String, Sendable, Hashable, CaseIterable {
+    /// The device orientation (the detector's seven values).
+    case device
+    /// The system session's interface orientation.
+    case interface
+    /// The sensor's status (active, idle, absent, failed).
+    case sensor
+    /// The rotation lock.
+    case lock
+    /// The connection's own resolver session: its events go to its owner without a subscription,
+    /// so this topic cannot be subscribed to.
+    case session
+
+    /// The topics a client can subscribe to, in the order replies list them.
+    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock]
+
+    /// Subscribing to these claims the sensor: it samples while any claim is held.
+    public var claimsSensor: Bool { self == .device || self == .interface }
+}
+
+/// The kinds of message the server sends (the `type` field).
+public enum MessageType: String, Sendable, Hashable, CaseIterable {
+    case hello
+    case reply
+    case event
+    case goodbye
+}
+
+/// Every operation a client can request (the `op` field), with its wire name as raw value.
+public enum Operation: String, Sendable, Hashable, CaseIterable {
+    case get
+    case subscribe
+    case unsubscribe
+    case lock
+    case setSystemSupportedOrientations = "system.setSupportedOrientations"
+    case openSession = "session.open"
+    case closeSession = "session.close"
+    case getSession = "session.get"
+    case scenePresent = "scene.present"
+    case sceneDismiss = "scene.dismiss"
+    case scenePush = "scene.push"
+    case scenePop = "scene.pop"
+    case sceneSelectTab = "scene.selectTab"
+    case sceneUpdate = "scene.update"
+    case sceneSetWindowMask = "scene.setWindowMask"
+    case sceneAttemptRotation = "scene.attemptRotation"
+    case sceneForceRotation = "scene.forceRotation"
+    case sceneRequestGeometryUpdate = "scene.requestGeometryUpdate"
+    case sceneUpdateSupportedOrientations = "scene.updateSupportedOrientations"
+    case sceneLaunch = "scene.launch"
+    case sceneBeginDeviceNotifications = "scene.beginDeviceNotifications"
+    case sceneEndDeviceNotifications = "scene.endDeviceNotifications"
+
+    /// The resolver action type (resolver.md §1) a `scene.*` op performs on the connection's
+    /// session; nil for the other ops. `deviceOrientation` and `setLock` have no scene op: they
+    /// belong to the daemon.
+    public var sceneActionType: String? {
+        switch self {
+        case .get, .subscribe, .unsubscribe, .lock, .setSystemSupportedOrientations, .openSession, .closeSession, .getSession: nil
+        case .scenePresent: "present"
+        case .sceneDismiss: "dismiss"
+        case .scenePush: "push"
+        case .scenePop: "pop"
+        case .sceneSelectTab: "selectTab"
+        case .sceneUpdate: "updateScene"
+        case .sceneSetWindowMask: "setWindowMask"
+        case .sceneAttemptRotation: "attemptRotation"
+        case .sceneForceRotation: "forceRotation"
+        case .sceneRequestGeometryUpdate: "requestGeometryUpdate"
+        case .sceneUpdateSupportedOrientations: "updateSupportedOrientations"
+        case .sceneLaunch: "launch"
+        case .sceneBeginDeviceNotifications: "beginDeviceNotifications"
+        case .sceneEndDeviceNotifications: "endDeviceNotifications"
+        }
+    }
+
+    /// Ops only root and the control group may use.
+    public var isPrivileged: Bool { self == .lock || self == .setSystemSupportedOrientations }
+}
+
+/// An error reply's `code`: the protocol's own codes in kebab-case, and the resolver's rejection
+/// codes (resolver.md §8) as they are. A struct, not an enum, so a client keeps a code it does not
+/// know yet (version 1 may grow).
+public struct ProtocolErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A resolver rejection's code.
+    public init(_ code: ResolverError.Code) { rawValue = code.rawValue }
+
+    /// Not UTF-8, not a JSON object, no usable `id` or `op`, or a field missing or wrong.
+    public static let badRequest = ProtocolErrorCode(rawValue: "bad-request")
+    public static let unknownOperation = ProtocolErrorCode(rawValue: "unknown-op")
+    public static let lineTooLong = ProtocolErrorCode(rawValue: "line-too-long")
+    public static let permissionDenied = ProtocolErrorCode(rawValue: "permission-denied")
+    public static let tooManyClients = ProtocolErrorCode(rawValue: "too-many-clients")
+    public static let noSession = ProtocolErrorCode(rawValue: "no-session")
+    public static let sessionExists = ProtocolErrorCode(rawValue: "session-exists")
+    public static let limitExceeded = ProtocolErrorCode(rawValue: "limit-exceeded")
+    public static let internalError = ProtocolErrorCode(rawValue: "internal-error")
+
+    /// Every code the protocol defines itself (the resolver's come from ``ResolverError/Code``).
+    public static let protocolCodes: [ProtocolErrorCode] = [
+        .badRequest, .unknownOperation, .lineTooLong, .permissionDenied, .tooManyClients, .noSession, .sessionExists,
+        .limitExceeded, .internalError,
+    ]
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,244 @@
+import OrientationCore
+import OrientationProtocol
+import Testing
+@testable import OrientationDaemon
+
+/// The hub's decisions without a socket, a thread or a clock: inputs in, actions out.
+@Suite("Hub state machine")
+struct HubStateMachineTests {
+    static func machine(_ adjust: (inout DaemonConfiguration) -> Void = { _ in }) -> HubStateMachine {
+        var configuration = DaemonConfiguration()
+        configuration.claimLinger = 2
+        adjust(&configuration)
+        return HubStateMachine(configuration: configuration)
+    }
+
+    static func connect(_ machine: inout HubStateMachine, privileged: Bool = false) throws -> ListenerID {
+        try machine.connect(isPrivileged: privileged).0
+    }
+
+    /// The reply of a request that must succeed, and the actions before it.
+    static func ok(_ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID,
+                   at time: Double = 0) throws -> (actions: [HubAction], reply: ReplyBody) {
+        let (actions, reply) = machine.handle(request, from: listener, at: time)
+        return (actions, try reply.get())
+    }
+
+    static func error(_ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID) -> ProtocolError? {
+        let (actions, reply) = machine.handle(request, from: listener, at: 0)
+        #expect(actions.isEmpty, "a refused request changes nothing: \(actions)")
+        guard case .failure(let error) = reply else { return nil }
+        return error
+    }
+
+    static func publishes(_ actions: [HubAction]) -> [(event: Event, to: [ListenerID])] {
+        actions.compactMap { if case .publish(let event, let to) = $0 { (event, to) } else { nil } }
+    }
+
+    static func sends(_ actions: [HubAction]) -> [(event: Event, to: ListenerID)] {
+        actions.compactMap { if case .send(let event, let to) = $0 { (event, to) } else { nil } }
+    }
+
+    @Test("the first claim starts sampling; claims nest across topics and listeners; the last release lingers")
+    func claimsNestAndLinger() throws {
+        var hub = Self.machine()
+        let a = try Self.connect(&hub), b = try Self.connect(&hub)
+        _ = hub.sensorAvailable(name: "mock", at: 0)
+        let first = try Self.ok(&hub, .subscribe([.device]), from: a)
+        #expect(first.actions.contains(.startSampling))
+        #expect(hub.isSampling && hub.claims == 1 && hub.state.sensor == .active)
+        // Nested: a second subscribe to the same topic, another claiming topic, another listener.
+        for (request, listener) in [(ClientRequest.subscribe([.device]), a), (.subscribe([.interface]), a), (.subscribe([.device, .sensor]), b)] {
+            #expect(!(try Self.ok(&hub, request, from: listener).actions.contains(.startSampling)))
+        }
+        #expect(hub.claims == 4)
+        // Subscribing to sensor or lock claims nothing.
+        #expect(try Self.ok(&hub, .subscribe([.lock]), from: b).actions.isEmpty)
+        #expect(hub.claims == 4)
+        #expect(try Self.ok(&hub, .unsubscribe([.device, .interface]), from: a).actions.isEmpty)
+        #expect(hub.claims == 2)
+        #expect(hub.disconnect(b) == [.statusChanged])  // a still holds one claim
+        #expect(hub.claims == 1)
+        let last = try Self.ok(&hub, .unsubscribe([.device]), from: a)
+        #expect(last.actions == [.scheduleStop(after: 2)])
+        #expect(hub.isSampling, "sampling goes on through the linger")
+        // A claim during the linger cancels the stop; the timer firing late changes nothing.
+        #expect(try Self.ok(&hub, .subscribe([.interface]), from: a).actions == [.cancelScheduledStop])
+        #expect(hub.scheduledStopDue(at: 2).isEmpty)
+        #expect(hub.isSampling)
+        // The last claim ends with the connection: after the linger, sampling stops and the sensor idles.
+        #expect(hub.disconnect(a) == [.scheduleStop(after: 2), .statusChanged])
+        let stop = hub.scheduledStopDue(at: 5)
+        #expect(stop.first == .stopSampling)
+        #expect(Self.publishes(stop).map(\.event.payload) == [.sensor(from: .active, to: .idle)])
+        #expect(!hub.isSampling && hub.state.sensor == .idle)
+    }
+
+    @Test("subscriptions are counted per topic; the reply lists what is subscribed, in protocol order")
+    func subscribeAndUnsubscribe() throws {
+        var hub = Self.machine()
+        let a = try Self.connect(&hub)
+        guard case .subscriptions(let topics, _, _) = try Self.ok(&hub, .subscribe([.lock, .device, .lock]), from: a).reply else {
+            Issue.record("not a subscriptions reply")
+            return
+        }
+        #expect(topics == [.device, .lock])
+        _ = try Self.ok(&hub, .unsubscribe([.lock, .sensor]), from: a)
+        #expect(hub.subscribedTopics(of: a) == [.device, .lock], "lock was subscribed twice: one unsubscribe leaves one")
+        _ = try Self.ok(&hub, .unsubscribe([.lock]), from: a)
+        #expect(hub.subscribedTopics(of: a) == [.device])
+    }
+
+    @Test("every change grows seq by one and reaches exactly the subscribers of its topic")
+    func seqAndFanOut() throws {
+        var hub = Self.machine()
+        let device = try Self.connect(&hub), lock = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
+        _ = try Self.ok(&hub, .subscribe([.device]), from: device)
+        _ = try Self.ok(&hub, .subscribe([.lock]), from: lock)
+        let before = hub.seq
+        let turned = Self.publishes(hub.deviceDetected(.landscapeLeft, at: 7))
+        // The device changed, and the system session (a pad, all orientations) followed it.
+        #expect(turned.map(\.event.topic) == [.device, .interface])
+        #expect(turned.map(\.event.seq) == [before + 1, before + 2])
+        #expect(turned[0].to == [device] && turned[1].to.isEmpty)
+        #expect(turned[0].event.time == 7)
+        #expect(turned[1].event.state.interface == .landscapeRight, "device landscapeLeft shows interface landscapeRight")
+        // The same orientation again is not a change.
+        #expect(hub.deviceDetected(.landscapeLeft, at: 8).isEmpty)
+        let locked = try Self.ok(&hub, .lock(true), from: root)
+        #expect(Self.publishes(locked.actions).map(\.event.payload) == [.lock(true)])
+        #expect(Self.publishes(locked.actions).first?.to == [lock])
+        #expect(hub.seq == before + 3)
+        #expect(locked.reply == .state(hub.state) && hub.state.locked)
+        // Locking again changes nothing and publishes nothing.
+        #expect(Self.publishes(try Self.ok(&hub, .lock(true), from: root).actions).isEmpty)
+        #expect(hub.seq == before + 3)
+    }
+
+    @Test("a lost sensor makes the orientation unknown; faults fail it until every one recovers (stuck does not)")
+    func sensorStatus() throws {
+        var hub = Self.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", at: 0)
+        #expect(hub.state.sensor == .idle && hub.state.sensorName == "iio:device0")
+        _ = hub.deviceDetected(.portrait, at: 1)
+        #expect(Self.publishes(hub.sensorFault(.stuck, at: 2)).isEmpty)
+        #expect(Self.publishes(hub.sensorFault(.readFailed, at: 2)).map(\.event.payload) == [.sensor(from: .idle, to: .failed)])
+        _ = hub.sensorFault(.badScale, at: 2)
+        #expect(Self.publishes(hub.sensorRecovered(.readFailed, at: 3)).isEmpty, "bad-scale is still active")
+        #expect(Self.publishes(hub.sensorRecovered(.badScale, at: 3)).map(\.event.payload) == [.sensor(from: .failed, to: .idle)])
+        let lost = Self.publishes(hub.sensorLost(at: 4)).map(\.event.payload)
+        #expect(lost.first == .device(from: .portrait, to: .unknown))
+        #expect(lost.last == .sensor(from: .idle, to: .absent))
+        #expect(hub.state.sensorName == nil && hub.state.device == .unknown)
+    }
+
+    @Test("sessions: one per listener, following device and lock, their events for their owner only")
+    func sessions() throws {
+        var hub = Self.machine()
+        let owner = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
+        _ = hub.deviceDetected(.landscapeLeft, at: 0)
+        let opened = try Self.ok(&hub, .openSession(initial: nil), from: owner)
+        guard case .sessionChange(let snapshot, let change) = opened.reply else { Issue.record("\(opened.reply)"); return }
+        #expect(snapshot.interface == .landscapeRight && snapshot.decider == "root")
+        #expect(change?.cause == "launch")
+        #expect(hub.hasSession(owner))
+        // The device turns: the session follows, and only its owner hears it, with the daemon's seq.
+        let turned = hub.deviceDetected(.portrait, at: 1)
+        let heard = Self.sends(turned)
+        #expect(heard.map(\.to) == [owner])
+        #expect(heard.first?.event.seq == hub.seq)
+        guard case .session(1, let sessionChange)? = heard.first?.event.payload else { Issue.record("\(heard)"); return }
+        #expect(sessionChange.to == .portrait)
+        // The lock pins the session where it is (a pad pins the current orientation, R-LOCK-1).
+        _ = try Self.ok(&hub, .lock(true), from: root)
+        _ = hub.deviceDetected(.landscapeRight, at: 2)
+        #expect(try Self.ok(&hub, .getSession, from: owner).reply == .session(SessionSnapshot(
+            ResolverState(idiom: .pad, physicalDevice: .portrait, interface: .portrait, root: .scene("root")))))
+        // A scene op's change goes to the owner before the reply.
+        let presented = try Self.ok(&hub, .scene(.scenePresent, .present(.scene("sheet", supported: .landscape, preferred: .landscapeLeft))), from: owner)
+        #expect(Self.sends(presented.actions).map(\.to) == [owner])
+        guard case .sessionChange(let after, let presentChange) = presented.reply else { Issue.record("\(presented.reply)"); return }
+        #expect(after.decider == "sheet" && presentChange?.to.isLandscape == true)
+        #expect(try Self.ok(&hub, .closeSession, from: owner).reply == .empty)
+        #expect(!hub.hasSession(owner))
+    }
+
+    @Test("a session opened while locked starts locked and pinned by the resolver's own rule")
+    func sessionJoinsTheLock() throws {
+        var hub = Self.machine()
+        let root = try Self.connect(&hub, privileged: true)
+        _ = hub.deviceDetected(.portrait, at: 0)
+        _ = try Self.ok(&hub, .lock(true), from: root)
+        _ = hub.deviceDetected(.landscapeLeft, at: 1)
+        let initial = ResolverState(profile: .ios16, idiom: .pad, physicalDevice: .unknown, interface: .portraitUpsideDown, root: .scene("A"))
+        let opened = try Self.ok(&hub, .openSession(initial: initial), from: root)
+        // Pinned to the given interface's orientation, not the daemon's device: the lock engaged there.
+        guard case .sessionChange(let snapshot, nil) = opened.reply else { Issue.record("\(opened.reply)"); return }
+        #expect(snapshot.effectiveDevice == .portraitUpsideDown)
+    }
+
+    @Test("every refusal: its code, and nothing changed")
+    func errorReplies() throws {
+        var hub = Self.machine { $0.maximumClients = 2; $0.maximumSessionNodes = 3 }
+        let user = try Self.connect(&hub), other = try Self.connect(&hub)
+        #expect(throws: ProtocolError.tooManyClients(maximum: 2)) { try hub.connect(isPrivileged: true) }
+        #expect(Self.error(&hub, .lock(true), from: user)?.code == .permissionDenied)
+        #expect(Self.error(&hub, .setSystemSupportedOrientations(.portrait), from: user)?.code == .permissionDenied)
+        #expect(!hub.state.locked)
+        #expect(Self.error(&hub, .getSession, from: user)?.code == .noSession)
+        #expect(Self.error(&hub, .closeSession, from: user)?.code == .noSession)
+        #expect(Self.error(&hub, .scene(.scenePop, .pop()), from: user)?.code == .noSession)
+        let big = PresentationNode.navigation("nav", stack: [.scene("a"), .scene("b"), .scene("c")])
+        #expect(Self.error(&hub, .openSession(initial: ResolverState(physicalDevice: .unknown, interface: .unknown, root: big)), from: user)?.code == .limitExceeded)
+        _ = try Self.ok(&hub, .openSession(initial: nil), from: user)
+        #expect(Self.error(&hub, .openSession(initial: nil), from: user)?.code == .sessionExists)
+        #expect(Self.error(&hub, .scene(.scenePresent, .present(big)), from: user)?.code == .limitExceeded)
+        // The session shows portrait: a full-screen scene for landscape only must name its preference.
+        let rejected = Self.error(&hub, .scene(.scenePresent, .present(.scene("wide", supported: .landscape))), from: user)
+        #expect(rejected?.code == ProtocolErrorCode(.invalidInterfaceOrientation))
+        #expect(rejected?.reason == "preferredNotSupported")
+        #expect(Self.error(&hub, .scene(.scenePop, .pop()), from: user)?.code == ProtocolErrorCode(.invalidAction))
+        // The other listener is untouched by all of it.
+        #expect(!hub.hasSession(other))
+    }
+
+    @Test("a session that rejects a device change hears why; the daemon goes on")
+    func sessionRejection() throws {
+        var hub = Self.machine()
+        let owner = try Self.connect(&hub)
+        // A scene that supports nothing the app allows: every rotation it is asked for is refused.
+        let initial = ResolverState(profile: .ios16, idiom: .pad, infoPlistMask: .portrait, physicalDevice: .unknown,
+                                    interface: .portrait, root: .scene("A", supported: .landscape))
+        _ = try Self.ok(&hub, .openSession(initial: initial), from: owner)
+        let heard = Self.sends(hub.deviceDetected(.landscapeLeft, at: 0))
+        guard case .sessionRejected(let error)? = heard.first?.event.payload else { Issue.record("\(heard)"); return }
+        #expect(error.code == ProtocolErrorCode(.invalidInterfaceOrientation))
+        #expect(hub.state.device == .landscapeLeft)
+    }
+
+    @Test("a new mask re-evaluates the system session; socket settings wait for a restart")
+    func reload() throws {
+        var hub = Self.machine()
+        _ = hub.deviceDetected(.landscapeLeft, at: 0)
+        #expect(hub.state.interface == .landscapeRight)
+        var new = hub.configuration
+        new.supportedOrientations = .portrait
+        new.socketPath = "/elsewhere.sock"
+        new.claimLinger = 5
+        let (actions, restart) = hub.reload(new, at: 1)
+        #expect(restart == ["socket path"])
+        #expect(Self.publishes(actions).map(\.event.state.interface) == [.portrait])
+        #expect(hub.configuration.socketPath == DaemonConfiguration().socketPath && hub.configuration.claimLinger == 5)
+    }
+
+    @Test("the status line counts listeners and names the state")
+    func statusLine() throws {
+        var hub = Self.machine()
+        #expect(hub.statusLine == "sensor absent; 0 clients; device unknown, interface portrait")
+        let a = try Self.connect(&hub)
+        _ = hub.sensorAvailable(name: "iio:device0", at: 0)
+        #expect(hub.statusLine == "sensor idle (iio:device0); 1 client; device unknown, interface portrait")
+        _ = hub.disconnect(a)
+        #expect(hub.disconnect(a).isEmpty, "a second disconnect is nothing")
+    }
+}
