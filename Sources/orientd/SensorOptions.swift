@@ -1,23 +1,27 @@
 import ArgumentParser
 import OrientationCore
+import OrientationDaemon
 import SensorCore
 
 /// `--sensor`, `--mount-matrix`, `--rate`, `--acquisition`: the same for every command that reads a
 /// sensor.
 struct SensorOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Which accelerometer (default auto): \(SensorSpecification.grammar).", valueName: "spec"))
+    @Option(name: .customLong("sensor"), help: SettingHelp.of("sensor"))
     var sensor: String?
 
-    @Option(name: .customLong("mount-matrix"), help: ArgumentHelp(
-        "Sensor-to-display matrix, rows separated by ';' (device = M · raw); overrides udev and sysfs.",
-        valueName: "a, b, c; d, e, f; g, h, i"))
+    @Option(name: .customLong("mount-matrix"), help: SettingHelp.of("mount-matrix"))
     var mountMatrixText: String?
 
-    @Option(help: ArgumentHelp("Sampling rate to request in Hz (default 25); the nearest rate the device offers is used.", valueName: "hz"))
-    var rate: Double?
+    @Option(name: .customLong("rate"), help: SettingHelp.of("rate"))
+    var rate: String?
 
-    @Option(help: ArgumentHelp("How to read an IIO device: auto (default: buffer when it has a trigger, else poll), poll, buffer.", valueName: "mode"))
-    var acquisition: AcquisitionMode?
+    @Option(name: .customLong("acquisition"), help: SettingHelp.of("acquisition"))
+    var acquisition: String?
+
+    /// The options given, by their settings.
+    var given: [(option: String, value: String?)] {
+        [("sensor", sensor), ("mount-matrix", mountMatrixText), ("rate", rate), ("acquisition", acquisition)]
+    }
 
     func validate() throws {
         _ = try configuration()
@@ -25,28 +29,29 @@ struct SensorOptions: ParsableArguments {
 
     /// The options given, over `base` (the defaults, or the configuration file's values).
     func configuration(base: SensorConfiguration = SensorConfiguration()) throws -> SensorConfiguration {
-        var result = base
-        if let sensor {
-            do {
-                result.specification = try SensorSpecification(parsing: sensor)
-            } catch {
-                throw ValidationError("--sensor: \(error.description)")
-            }
-        }
-        if let mountMatrixText {
-            do {
-                result.mountMatrix = try MountMatrix(parsing: mountMatrixText)
-            } catch {
-                throw ValidationError("--mount-matrix: \(error.description)")
-            }
-        }
-        if let rate {
-            guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be a number of Hz in (0, 10000], got \(rate)") }
-            result.rate = rate
-        }
-        if let acquisition { result.acquisition = acquisition }
-        return result
+        var settings = ServeSettings()
+        settings.sensor = base
+        try SettingHelp.apply(given, to: &settings)
+        return settings.sensor
     }
 }
 
-extension AcquisitionMode: ExpressibleByArgument {}
+/// Options named, explained and parsed by their ``DaemonSetting``.
+enum SettingHelp {
+    static func of(_ option: String) -> ArgumentHelp {
+        let setting = DaemonSetting.option(option)
+        return ArgumentHelp(setting.optionHelp, valueName: setting.valueName)
+    }
+
+    /// Applies every option given through its setting; the first bad one is the error.
+    static func apply(_ given: [(option: String, value: String?)], to settings: inout ServeSettings) throws {
+        for (option, value) in given {
+            guard let value else { continue }
+            do {
+                try DaemonSetting.option(option).apply(argument: value, to: &settings)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+}

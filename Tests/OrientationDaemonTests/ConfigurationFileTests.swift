@@ -1,34 +1,29 @@
 import Foundation
+import Logging
 import Testing
 import OrientationCore
 import SensorCore
 @testable import OrientationDaemon
 
-@Suite("Configuration file")
+@Suite("Configuration file and settings")
 struct ConfigurationFileTests {
     static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("systemd/orientd.toml").path
 
-    @Test("the shipped example parses and states every default")
+    @Test("the shipped example is the one the settings table writes, and it states every default")
     func example() throws {
-        let values = try ConfigurationFile.load(path: Self.example)
-        #expect(values.sensor == .auto)
-        #expect(values.rate == SensorConfiguration.defaultRate)
-        #expect(values.acquisition == .auto)
-        #expect(values.idiom == DaemonConfiguration().idiom)
-        #expect(values.supported == DaemonConfiguration().supportedOrientations)
-        #expect(values.socketPath == DaemonConfiguration().socketPath)
-        #expect(values.socketMode == DaemonConfiguration().socketMode)
-        #expect(values.maximumClients == DaemonConfiguration().maximumClients)
-        var detector = DetectorConfiguration()
-        for (name, value) in values.detector { try detector.set(name, to: value) }
-        #expect(detector == DetectorConfiguration())
-        #expect(values.detector.count == DetectorConfiguration.parameters.count)
+        let shipped = try String(contentsOfFile: Self.example, encoding: .utf8)
+        #expect(shipped == ConfigurationFile.example, "regenerate it: orientd check-config --example > systemd/orientd.toml")
+        #expect(try ConfigurationFile.load(path: Self.example) == ServeSettings())
+        for setting in DaemonSetting.all {
+            let line = setting.value(in: ServeSettings()).map { "\(setting.key) = \($0)" } ?? "# \(setting.key) = "
+            #expect(shipped.contains("\n" + line), "\(setting.name)")
+        }
     }
 
-    @Test("values are read with their types")
+    @Test("values are read with their types, over the defaults")
     func values() throws {
-        let values = try ConfigurationFile.parse("""
+        let settings = try ConfigurationFile.parse("""
             [sensor]
             sensor = "iio:bmi160"
             mount-matrix = "0, 1, 0; -1, 0, 0; 0, 0, 1"
@@ -42,73 +37,69 @@ struct ConfigurationFileTests {
             [clients]
             stall-timeout = 2.5
             """, file: "t.toml")
-        #expect(values.sensor == .iioName("bmi160"))
-        #expect(values.mountMatrix?.text == "0, 1, 0; -1, 0, 0; 0, 0, 1")
-        #expect(values.rate == 50)
-        #expect(values.supported == [.portrait, .landscape])
-        #expect(values.locked == true)
-        #expect(values.socketMode == 0o660)
-        #expect(values.stallTimeout == 2.5)
+        #expect(settings.sensor.specification == .iioName("bmi160"))
+        #expect(settings.sensor.mountMatrix?.text == "0, 1, 0; -1, 0, 0; 0, 0, 1")
+        #expect(settings.sensor.rate == 50)
+        #expect(settings.daemon.idiom == .phone)
+        #expect(settings.daemon.supportedOrientations == [.portrait, .landscape])
+        #expect(settings.daemon.lockedAtStart)
+        #expect(settings.daemon.socketMode == 0o660)
+        #expect(settings.daemon.stallTimeout == 2.5)
+        #expect(settings.daemon.maximumClients == DaemonConfiguration().maximumClients)
     }
 
-    @Test("every key of every table is read")
+    /// A value other than the default for every setting, as the file writes it.
+    static let everyKey: [String: String] = [
+        "[sensor] sensor": "\"ip:tablet\"", "[sensor] mount-matrix": "\"-1, 0, 0; 0, -1, 0; 0, 0, 1\"", "[sensor] rate": "100",
+        "[sensor] acquisition": "\"buffer\"", "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
+        "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"", "[socket] group": "\"video\"",
+        "[access] control-group": "\"wheel\"", "[clients] max": "7", "[clients] stall-timeout": "3", "[clients] claim-linger": "0",
+        "[log] level": "\"debug\"",
+    ]
+
+    @Test("every key of every table is read (a new setting needs a value above)")
     func everyKey() throws {
-        let text = """
-            [sensor]
-            sensor = "ip:tablet"
-            mount-matrix = "-1, 0, 0; 0, -1, 0; 0, 0, 1"
-            rate = 100
-            acquisition = "buffer"
-            [detector]
-            \(DetectorConfiguration.parameters.map { "\($0.name) = \($0.name == "rest-minimum-samples" ? "4" : String($0.value(in: DetectorConfiguration())))" }.joined(separator: "\n"))
-            [session]
-            idiom = "phone"
-            supported = ["allButUpsideDown"]
-            locked = true
-            [socket]
-            path = "/run/o.sock"
-            mode = "0600"
-            group = "video"
-            [access]
-            control-group = "wheel"
-            [clients]
-            max = 7
-            stall-timeout = 3
-            claim-linger = 0
-            [log]
-            level = "debug"
-            """
-        let values = try ConfigurationFile.parse(text, file: "all.toml")
-        #expect(values.sensor == .network(host: "tablet"))
-        #expect(values.mountMatrix?.text == "-1, 0, 0; 0, -1, 0; 0, 0, 1")
-        #expect(values.rate == 100)
-        #expect(values.acquisition == .buffer)
-        #expect(Set(values.detector.map(\.name)) == Set(DetectorConfiguration.parameters.map(\.name)))
-        #expect(values.idiom == .phone)
-        #expect(values.supported == .allButUpsideDown)
-        #expect(values.locked == true)
-        #expect(values.socketPath == "/run/o.sock")
-        #expect(values.socketMode == 0o600)
-        #expect(values.socketGroup == "video")
-        #expect(values.controlGroup == "wheel")
-        #expect(values.maximumClients == 7)
-        #expect(values.stallTimeout == 3)
-        #expect(values.claimLinger == 0)
-        #expect(values.logLevel == "debug")
-        let keys = ConfigurationFile.schema.values.map(\.count).reduce(0, +)
-        #expect(keys == 4 + DetectorConfiguration.parameters.count + 3 + 3 + 1 + 3 + 1)  // a new key needs a line above
+        var text = ""
+        var written: [String: String] = [:]
+        for table in DaemonSetting.tables {
+            text += "[\(table.name)]\n"
+            for setting in DaemonSetting.all where setting.table == table.name {
+                let value: String
+                if let parameter = DetectorConfiguration.parameters.first(where: { $0.name == setting.key }), setting.table == "detector" {
+                    // Detector values are checked together: each moves a little, staying inside its bounds.
+                    let number = parameter.value(in: DetectorConfiguration())
+                    value = parameter.name == "rest-minimum-samples" ? String(Int(number) + 1) : String(number * 1.01)
+                } else {
+                    value = try #require(Self.everyKey[setting.name], "\(setting.name)")
+                }
+                written[setting.name] = value
+                text += "\(setting.key) = \(value)\n"
+            }
+        }
+        let settings = try ConfigurationFile.parse(text, file: "all.toml")
+        for setting in DaemonSetting.all {
+            #expect(setting.value(in: settings) == written[setting.name], "\(setting.name)")
+            #expect(setting.value(in: settings) != setting.value(in: ServeSettings()), "\(setting.name) kept its default")
+        }
     }
 
     @Test("errors name the file, the line and the expected form", arguments: [
         ("[sensor]\nrate = 25\n[weather]\nrain = true\n", "t.toml:3: unknown table [weather]"),
         ("[sensor]\n\nspeed = 3\n", "t.toml:3: [sensor]: unknown key \"speed\""),
-        ("[sensor]\nrate = \"fast\"\n", "t.toml:2: [sensor] rate: wrong type string (expected a number of Hz > 0)"),
+        ("[sensor]\nrate = \"fast\"\n", "t.toml:2: [sensor] rate: wrong type string (expected a number of Hz"),
         ("[sensor]\nrate = -1\n", "t.toml:2: [sensor] rate: -1.0 is out of range"),
         ("[sensor]\nsensor = \"usb:1\"\n", "t.toml:2: [sensor] sensor: invalid sensor \"usb:1\""),
         ("[sensor]\nmount-matrix = \"1, 0; 0\"\n", "t.toml:2: [sensor] mount-matrix: invalid mount matrix"),
-        ("[session]\nsupported = [\"sideways\"]\n", "t.toml:2: [session] supported:"),
+        ("[session]\nsupported = [\"sideways\"]\n", "t.toml:2: [session] supported: \"sideways\" is not a mask name"),
+        ("[session]\nsupported = []\n", "t.toml:2: [session] supported: must name at least one orientation"),
+        ("[session]\nidiom = \"watch\"\n", "t.toml:2: [session] idiom: unknown idiom \"watch\" (expected a string: phone, pad)"),
         ("[socket]\nmode = \"999\"\n", "t.toml:2: [socket] mode: \"999\" is not an octal mode"),
+        ("[socket]\npath = \"relative.sock\"\n", "t.toml:2: [socket] path: \"relative.sock\" is not absolute"),
+        ("[clients]\nmax = 0\n", "t.toml:2: [clients] max: must be an integer > 0"),
+        ("[clients]\nclaim-linger = -1\n", "t.toml:2: [clients] claim-linger: must be ≥ 0"),
+        ("[log]\nlevel = \"loud\"\n", "t.toml:2: [log] level: unknown level \"loud\""),
         ("[detector]\nface-enter-tilt = 70\nface-exit-tilt = 72\n", "t.toml:3: [detector] face-exit-tilt:"),
+        ("[detector]\nsettle-time = true\n", "t.toml:2: [detector] settle-time: wrong type boolean"),
         ("[sensor\n", "t.toml:1: not valid TOML"),
     ])
     func errors(text: String, message: String) {
@@ -120,21 +111,43 @@ struct ConfigurationFileTests {
         }
     }
 
-    @Test("the rendering of a configuration parses back to it")
+    @Test("the rendering of settings parses back to them")
     func renderingRoundTrip() throws {
-        var daemon = DaemonConfiguration()
-        daemon.idiom = .phone
-        daemon.supportedOrientations = [.portrait, .landscapeLeft]
-        daemon.controlGroup = "wheel"
-        daemon.detector.settleTime = 0.12
-        let sensor = SensorConfiguration(specification: .network(host: "tablet"), mountMatrix: .identity, rate: 50, acquisition: .poll)
-        let values = try ConfigurationFile.parse(ConfigurationRendering.render(daemon, sensor: sensor, logLevel: "debug"), file: "r.toml")
-        #expect(values.idiom == .phone)
-        #expect(values.supported == [.portrait, .landscapeLeft])
-        #expect(values.controlGroup == "wheel")
-        #expect(values.sensor == .network(host: "tablet"))
-        #expect(values.acquisition == .poll)
-        #expect(values.logLevel == "debug")
-        #expect(values.detector.first { $0.name == "settle-time" }?.value == "0.12")
+        var settings = ServeSettings()
+        settings.daemon.idiom = .phone
+        settings.daemon.supportedOrientations = [.portrait, .landscapeLeft]
+        settings.daemon.controlGroup = "wheel"
+        settings.daemon.detector.settleTime = 0.12
+        settings.sensor = SensorConfiguration(specification: .network(host: "tablet"), mountMatrix: .identity, rate: 50, acquisition: .poll)
+        settings.logLevel = .debug
+        #expect(try ConfigurationFile.parse(ConfigurationFile.render(settings), file: "r.toml") == settings)
+    }
+
+    @Test("options take the same values through the same parsers; errors name the option")
+    func options() throws {
+        var settings = ServeSettings()
+        try DaemonSetting.option("supported").apply(argument: "portrait,landscapeLeft", to: &settings)
+        try DaemonSetting.option("socket-mode").apply(argument: "0640", to: &settings)
+        try DaemonSetting.option("max-clients").apply(argument: "12", to: &settings)
+        try DaemonSetting.option("locked").apply(argument: "true", to: &settings)
+        #expect(settings.daemon.supportedOrientations == [.portrait, .landscapeLeft])
+        #expect(settings.daemon.socketMode == 0o640 && settings.daemon.maximumClients == 12 && settings.daemon.lockedAtStart)
+        for (option, value, message) in [("socket-mode", "999", "--socket-mode: \"999\" is not an octal mode"),
+                                         ("supported", "sideways", "--supported: \"sideways\" is not a mask name"),
+                                         ("max-clients", "0", "--max-clients: must be an integer > 0"),
+                                         ("rate", "fast", "--rate: \"fast\" is not a number")] {
+            #expect(throws: SettingProblem.self) { try DaemonSetting.option(option).apply(argument: value, to: &settings) }
+            do { try DaemonSetting.option(option).apply(argument: value, to: &settings) } catch {
+                #expect(error.description.hasPrefix(message), "\(error.description)")
+            }
+        }
+        // Every setting with an option reads back what it writes (strings and arrays as the command line has them).
+        for setting in DaemonSetting.all where setting.option != nil {
+            guard let shown = setting.value(in: ServeSettings()) else { continue }
+            let text = shown.filter { $0 != "\"" && $0 != "[" && $0 != "]" }
+            var fresh = ServeSettings()
+            try setting.apply(argument: text, to: &fresh)
+            #expect(fresh == ServeSettings(), "\(setting.name)")
+        }
     }
 }

@@ -1,0 +1,311 @@
+import Logging
+import OrientationCore
+import SensorCore
+
+/// Everything `orientd serve` runs with: the daemon's configuration, the sensor's, and the log level.
+public struct ServeSettings: Sendable, Hashable {
+    public var daemon = DaemonConfiguration()
+    public var sensor = SensorConfiguration()
+    public var logLevel = Logger.Level.info
+
+    public init() {}
+}
+
+/// Why a value cannot be used; the caller adds where it came from (file and line, or the option).
+public struct SettingProblem: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// One setting of the daemon, described once: its table and key in the configuration file, its
+/// command-line option, the form of its value (with bounds), its default and its help. The TOML
+/// reader, the command line, `check-config`'s output and the commented example file all come from
+/// ``DaemonSetting/all``, so a new setting is one entry there.
+public struct DaemonSetting: Sendable {
+    public let table: String
+    public let key: String
+    /// The long option (without dashes); nil when the setting is only in the file (the detector's
+    /// parameters go through `--detector NAME=VALUE`).
+    public let option: String?
+    public let valueName: String
+    /// What a value must look like, for errors and `--help`.
+    public let expected: String
+    /// What the setting does, for `--help` and the example file.
+    public let help: String
+    let readFile: @Sendable (TOMLDocument.Value, inout ServeSettings) throws(SettingProblem) -> Void
+    let readText: @Sendable (String, inout ServeSettings) throws(SettingProblem) -> Void
+    /// The current value as TOML; nil when unset (optional settings).
+    let render: @Sendable (ServeSettings) -> String?
+
+    /// `[table] key`, as errors name it.
+    public var name: String { "[\(table)] \(key)" }
+
+    /// Applies an option's value; the error names the option.
+    public func apply(argument text: String, to settings: inout ServeSettings) throws(SettingProblem) {
+        do {
+            try readText(text, &settings)
+        } catch {
+            throw SettingProblem("--\(option ?? key): \(error.description) (expected \(expected))")
+        }
+    }
+
+    /// The value in `settings` as the file writes it; nil when unset.
+    public func value(in settings: ServeSettings) -> String? { render(settings) }
+
+    /// `--help` text for the option: what it does and its default.
+    public var optionHelp: String {
+        let shown = render(ServeSettings()).map { " (default \($0.replacingQuotes))" } ?? ""
+        return "\(help)\(shown)"
+    }
+}
+
+extension String {
+    /// A TOML value as the command line writes it: strings bare, arrays comma-separated.
+    fileprivate var replacingQuotes: String {
+        guard hasPrefix("\"") || hasPrefix("[") else { return self }
+        return filter { $0 != "\"" && $0 != "[" && $0 != "]" && $0 != " " }
+    }
+}
+
+/// How a value is read from the file and from the command line, checked, and written back.
+struct ValueForm<Value: Sendable>: Sendable {
+    var expected: String
+    var fromFile: @Sendable (TOMLDocument.Value) throws(SettingProblem) -> Value
+    var fromText: @Sendable (String) throws(SettingProblem) -> Value
+    var show: @Sendable (Value) -> String?
+}
+
+extension ValueForm {
+    /// A string in the file, the same text on the command line.
+    static func text(_ expected: String, parse: @escaping @Sendable (String) throws(SettingProblem) -> Value,
+                     show: @escaping @Sendable (Value) -> String?) -> ValueForm {
+        ValueForm(expected: expected, fromFile: { value throws(SettingProblem) in
+            guard case .string(let text) = value else { throw SettingProblem("wrong type \(value.typeName)") }
+            return try parse(text)
+        }, fromText: parse, show: { value in show(value).map(tomlString) })
+    }
+
+    /// One of an enumeration's raw values.
+    static func choice(_ noun: String) -> ValueForm where Value: RawRepresentable<String> & CaseIterable {
+        let names = Value.allCases.map(\.rawValue)
+        return .text("a string: \(names.joined(separator: ", "))", parse: { text throws(SettingProblem) in
+            guard let value = Value(rawValue: text) else { throw SettingProblem("unknown \(noun) \"\(text)\"") }
+            return value
+        }, show: \.rawValue)
+    }
+
+    /// The same form, where a missing value means "not set" (nothing is written for it).
+    func optional() -> ValueForm<Value?> {
+        let form = self
+        return ValueForm<Value?>(expected: expected, fromFile: { value throws(SettingProblem) in try form.fromFile(value) },
+                                 fromText: { text throws(SettingProblem) in try form.fromText(text) },
+                                 show: { value in value.flatMap(form.show) })
+    }
+}
+
+extension ValueForm where Value == Double {
+    /// A number (an integer or a float in the file); `check` names what is wrong with it.
+    static func number(_ expected: String, check: @escaping @Sendable (Double) -> String?) -> ValueForm {
+        ValueForm(expected: expected, fromFile: { value throws(SettingProblem) in
+            let number: Double
+            switch value {
+            case .float(let double) where double.isFinite: number = double
+            case .integer(let int): number = Double(int)
+            case .float: throw SettingProblem("\(value) is not a finite number")
+            default: throw SettingProblem("wrong type \(value.typeName)")
+            }
+            if let problem = check(number) { throw SettingProblem(problem) }
+            return number
+        }, fromText: { text throws(SettingProblem) in
+            guard let number = Double(text), number.isFinite else { throw SettingProblem("\"\(text)\" is not a number") }
+            if let problem = check(number) { throw SettingProblem(problem) }
+            return number
+        }, show: formatNumber)
+    }
+}
+
+extension ValueForm where Value == Int {
+    static func integer(above floor: Int) -> ValueForm {
+        let problem = "must be an integer > \(floor)"
+        return ValueForm(expected: "an integer > \(floor)", fromFile: { value throws(SettingProblem) in
+            guard case .integer(let count) = value, count > floor else { throw SettingProblem(problem) }
+            return count
+        }, fromText: { text throws(SettingProblem) in
+            guard let count = Int(text), count > floor else { throw SettingProblem(problem) }
+            return count
+        }, show: { "\($0)" })
+    }
+}
+
+extension ValueForm where Value == Bool {
+    static let boolean = ValueForm(expected: "true or false", fromFile: { value throws(SettingProblem) in
+        guard case .boolean(let flag) = value else { throw SettingProblem("wrong type \(value.typeName)") }
+        return flag
+    }, fromText: { text throws(SettingProblem) in
+        guard let flag = Bool(text) else { throw SettingProblem("\"\(text)\" is not true or false") }
+        return flag
+    }, show: { "\($0)" })
+}
+
+extension ValueForm where Value == UInt32 {
+    /// A file mode in octal, as a string ("0660"): TOML's integers would read 0660 as decimal.
+    static let octalMode = ValueForm.text("a string with an octal mode, e.g. \"0660\"", parse: { text throws(SettingProblem) in
+        guard let mode = UInt32(text, radix: 8), mode <= 0o777 else { throw SettingProblem("\"\(text)\" is not an octal mode") }
+        return mode
+    }, show: { "0" + String($0, radix: 8) })
+}
+
+extension ValueForm where Value == InterfaceOrientationMask {
+    /// Mask names: an array in the file, comma-separated on the command line; never empty.
+    static let mask: ValueForm = {
+        let names = InterfaceOrientationMask.namedMasks.map(\.name)
+        @Sendable func union(_ given: [String]) throws(SettingProblem) -> InterfaceOrientationMask {
+            var mask: InterfaceOrientationMask = []
+            for name in given {
+                guard let named = InterfaceOrientationMask(name: name) else { throw SettingProblem("\"\(name)\" is not a mask name") }
+                mask.formUnion(named)
+            }
+            guard !mask.isEmpty else { throw SettingProblem("must name at least one orientation") }
+            return mask
+        }
+        return ValueForm(expected: "mask names (\(names.joined(separator: ", ")))", fromFile: { value throws(SettingProblem) in
+            guard case .array(let elements) = value else { throw SettingProblem("wrong type \(value.typeName)") }
+            var given: [String] = []
+            for element in elements {
+                guard case .string(let name) = element else { throw SettingProblem("\(element) is not a mask name") }
+                given.append(name)
+            }
+            return try union(given)
+        }, fromText: { text throws(SettingProblem) in
+            try union(text.split(separator: ",").map { String($0) })
+        }, show: { mask in
+            if let named = InterfaceOrientationMask.namedMasks.first(where: { $0.mask == mask }) { return "[\(tomlString(named.name))]" }
+            return "[" + mask.orientations.map { tomlString($0.rawValue) }.joined(separator: ", ") + "]"
+        })
+    }()
+}
+
+/// A TOML basic string.
+private func tomlString(_ text: String) -> String {
+    var quoted = "\""
+    for character in text.unicodeScalars {
+        switch character {
+        case "\"": quoted += "\\\""
+        case "\\": quoted += "\\\\"
+        case "\n": quoted += "\\n"
+        case "\t": quoted += "\\t"
+        default: quoted.unicodeScalars.append(character)
+        }
+    }
+    return quoted + "\""
+}
+
+/// Integers without a decimal point, other numbers as Swift writes them (both valid TOML).
+private func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}
+
+extension DaemonSetting {
+    init<Value>(_ table: String, _ key: String, option: String?, valueName: String, _ form: ValueForm<Value>,
+                at keyPath: WritableKeyPath<ServeSettings, Value> & Sendable, help: String) {
+        self.table = table
+        self.key = key
+        self.option = option
+        self.valueName = valueName
+        expected = form.expected
+        self.help = help
+        readFile = { value, settings throws(SettingProblem) in settings[keyPath: keyPath] = try form.fromFile(value) }
+        readText = { text, settings throws(SettingProblem) in settings[keyPath: keyPath] = try form.fromText(text) }
+        render = { settings in form.show(settings[keyPath: keyPath]) }
+    }
+
+    /// A detector parameter (``DetectorConfiguration/parameters``): `[detector] NAME`, set on the
+    /// command line with `--detector NAME=VALUE`. Bounds between parameters are checked together
+    /// once all are read.
+    init(detector parameter: DetectorConfiguration.Parameter) {
+        table = "detector"
+        key = parameter.name
+        option = nil
+        valueName = parameter.unit
+        expected = "a number (\(parameter.unit)): \(parameter.summary)"
+        help = "\(parameter.summary) (\(parameter.unit))"
+        let form = ValueForm<Double>.number(expected) { _ in nil }
+        readFile = { value, settings throws(SettingProblem) in
+            let number = try form.fromFile(value)
+            do throws(DetectorConfigurationError) { try settings.daemon.detector.set(parameter.name, to: formatNumber(number)) } catch {
+                throw SettingProblem(error.description)
+            }
+        }
+        readText = { text, settings throws(SettingProblem) in
+            do throws(DetectorConfigurationError) { try settings.daemon.detector.set(parameter.name, to: text) } catch { throw SettingProblem(error.description) }
+        }
+        render = { settings in formatNumber(parameter.value(in: settings.daemon.detector)) }
+    }
+
+    /// Every setting, in the order of the file.
+    public static let all: [DaemonSetting] = [
+        DaemonSetting("sensor", "sensor", option: "sensor", valueName: "spec", .text(
+            "a string: \(SensorSpecification.grammar)", parse: { text throws(SettingProblem) in
+                do throws(SensorSpecificationError) { return try SensorSpecification(parsing: text) } catch { throw SettingProblem(error.description) }
+            }, show: \.description), at: \.sensor.specification,
+            help: "Which accelerometer: auto (the best local one: display before lid, never the keyboard base), iio:NAME (driver name or label), iio:deviceN, ip:HOST (served by iiod), replay:FILE[?speed=N], stdin."),
+        DaemonSetting("sensor", "mount-matrix", option: "mount-matrix", valueName: "a, b, c; d, e, f; g, h, i", ValueForm<MountMatrix>.text(
+            "a string \"a, b, c; d, e, f; g, h, i\"", parse: { text throws(SettingProblem) in
+                do throws(MountMatrixError) { return try MountMatrix(parsing: text) } catch { throw SettingProblem(error.description) }
+            }, show: \.text).optional(), at: \.sensor.mountMatrix,
+            help: "Sensor-to-display matrix, rows separated by ';' (device = M · raw); overrides udev's ACCEL_MOUNT_MATRIX and the sysfs mount_matrix attributes."),
+        DaemonSetting("sensor", "rate", option: "rate", valueName: "hz", .number("a number of Hz in (0, 10000]") { rate in
+            rate > 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
+        }, at: \.sensor.rate, help: "Sampling rate to ask the device for, in Hz; the nearest rate it offers is used."),
+        DaemonSetting("sensor", "acquisition", option: "acquisition", valueName: "mode", .choice("mode"), at: \.sensor.acquisition,
+                      help: "How to read an IIO device: auto (buffered capture when it has a trigger, else polling), poll, buffer."),
+    ] + DetectorConfiguration.parameters.map(DaemonSetting.init(detector:)) + [
+        DaemonSetting("session", "idiom", option: "idiom", valueName: "idiom", .choice("idiom"), at: \.daemon.idiom,
+                      help: "The system session's idiom: phone or pad (pads may show portraitUpsideDown; the lock keeps the current orientation)."),
+        DaemonSetting("session", "supported", option: "supported", valueName: "mask", .mask, at: \.daemon.supportedOrientations,
+                      help: "Interface orientations the system session supports: \(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")) (an array in the file, comma-separated on the command line)."),
+        DaemonSetting("session", "locked", option: "locked", valueName: "bool", .boolean, at: \.daemon.lockedAtStart,
+                      help: "Engage the rotation lock at start."),
+        DaemonSetting("socket", "path", option: "socket", valueName: "path", .text("a string: an absolute path", parse: { path throws(SettingProblem) in
+            guard path.hasPrefix("/") else { throw SettingProblem("\"\(path)\" is not absolute") }
+            return path
+        }, show: { $0 }), at: \.daemon.socketPath, help: "The socket to listen on ($ORIENTD_SOCKET overrides the file)."),
+        DaemonSetting("socket", "mode", option: "socket-mode", valueName: "mode", .octalMode, at: \.daemon.socketMode,
+                      help: "Mode of the socket file; reading orientation is not a secret: restrict it with 0660 and a group."),
+        DaemonSetting("socket", "group", option: "socket-group", valueName: "group", ValueForm<String>.text("a string: a group name", parse: { $0 }, show: { $0 }).optional(),
+                      at: \.daemon.socketGroup, help: "Group of the socket file (default: the daemon's own)."),
+        DaemonSetting("access", "control-group", option: "control-group", valueName: "group",
+                      ValueForm<String>.text("a string: a group name", parse: { $0 }, show: { $0 }).optional(), at: \.daemon.controlGroup,
+                      help: "Members of this group (besides root) may lock rotation and change the system session."),
+        DaemonSetting("clients", "max", option: "max-clients", valueName: "n", .integer(above: 0), at: \.daemon.maximumClients,
+                      help: "Further connections are refused with too-many-clients. Each client takes two file descriptors; the daemon raises its soft open-file limit to 2 x max + 64 (or warns when the hard limit is lower)."),
+        DaemonSetting("clients", "stall-timeout", option: "stall-timeout", valueName: "seconds", .number("a number of seconds > 0") { seconds in
+            seconds > 0 ? nil : "must be > 0"
+        }, at: \.daemon.stallTimeout, help: "A client that takes no events for this long is disconnected (meanwhile it gets only the newest state)."),
+        DaemonSetting("clients", "claim-linger", option: "claim-linger", valueName: "seconds", .number("a number of seconds ≥ 0") { seconds in
+            seconds >= 0 ? nil : "must be ≥ 0"
+        }, at: \.daemon.claimLinger, help: "The sensor keeps sampling this long after the last client stops needing it."),
+        DaemonSetting("log", "level", option: "log-level", valueName: "level", .choice("level"), at: \.logLevel,
+                      help: "trace, debug, info, notice, warning, error or critical."),
+    ]
+
+    /// The setting with this option.
+    public static func option(_ name: String) -> DaemonSetting {
+        guard let setting = all.first(where: { $0.option == name }) else { preconditionFailure("no setting has the option --\(name)") }
+        return setting
+    }
+
+    /// The tables in file order, with what each is about (the example file's headings).
+    static let tables: [(name: String, about: String)] = [
+        ("sensor", ""),
+        ("detector", "Angles in degrees, times in seconds, accelerations in m/s² (docs/detection.md §9)."),
+        ("session", "The system resolver session, whose interface orientation every client sees as state.interface."),
+        ("socket", ""),
+        ("access", ""),
+        ("clients", ""),
+        ("log", ""),
+    ]
+}
