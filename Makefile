@@ -21,10 +21,11 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 
-.PHONY: help deps build release test integration-test fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps build release check test integration-test fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
+	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration, reliability, 20 s of fuzzing)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
@@ -44,9 +45,13 @@ release: deps
 	$(SWIFT) build -c release --product orientd
 	$(SWIFT) build -c release --product orientctl
 
-test: deps
+# The fast inner loop: the Swift tests alone (pure tables, corpus replay, the hub's state machine,
+# the CLI), without the umockdev integration suite or fuzzing.
+check: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+test: check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/run-integration-tests
 	$(MAKE) fuzz
@@ -136,7 +141,8 @@ install-files:
 	install -Dm644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
 	install -Dm644 systemd/orientd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/orientd.conf
 	install -Dm644 README.md $(DESTDIR)$(DOCDIR)/README.md
-	install -Dm644 docs/protocol.md $(DESTDIR)$(DOCDIR)/protocol.md
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml ]; then \
 		echo "keeping $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml"; \
 	else install -Dm644 systemd/orientd.toml $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml; fi
@@ -145,8 +151,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl
 	rm -f $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf $(DESTDIR)$(TMPFILESDIR)/orientd.conf
-	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/protocol.md
-	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(wildcard docs/*.md))
+	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml (remove it by hand if you no longer need it)"
 
 clean:

@@ -154,7 +154,7 @@ class Units(unittest.TestCase):
         self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
         self.assertEqual(verify.stderr.strip(), "", verify.stderr)
         for path in ("bin/orientd", "bin/orientctl", "lib/udev/rules.d/60-orientd.rules", "lib/sysusers.d/orientd.conf",
-                     "lib/tmpfiles.d/orientd.conf", "etc/orientd/orientd.toml", "share/doc/orientd/protocol.md"):
+                     "lib/tmpfiles.d/orientd.conf", "etc/orientd/orientd.toml", "share/doc/orientd/docs/protocol.md"):
             self.assertTrue(os.path.exists(os.path.join(prefix, path)), path)
         uninstall = subprocess.run(["make", "-C", ROOT, "uninstall", *variables], capture_output=True, text=True)
         self.assertEqual(uninstall.returncode, 0, uninstall.stderr)
