@@ -276,11 +276,8 @@ def fan_out(counts=(1, 100, 1000), changes=20, load=True, server="orientd"):
             if daemon.stdout.readline().strip() != b"ready":
                 raise RuntimeError(f"the floor server did not start (exit {daemon.wait()})")
         else:
-            # "orientd-nio": the daemon with SwiftNIO's ServerBootstrap and writeAndFlush only (no
-            # accept thread, no direct writes), for docs/benchmarks.md's comparison of the two.
-            environment = dict(os.environ, ORIENTD_PLAIN_NIO="1") if server == "orientd-nio" else None
             daemon = subprocess.Popen([ORIENTD, "serve", "--sensor", "stdin", "--socket", sock_path, "--log-level", "warning",
-                                       "--max-clients", "4096"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment)
+                                       "--max-clients", "4096"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
             while not os.path.exists(sock_path):
                 time.sleep(0.01)
         options = {"": [], "stalled": ["--stalled"], "paced": [], "load": ["--stalled", "--churn", str(CHURN_RATE)]}[case]
@@ -554,20 +551,6 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "cost":
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "quality":
     ours, peer, ours_upright = detection_quality()
     print(json.dumps({"orientd": ours["OVERALL"], "orientd_upright": ours_upright["OVERALL"], "peer": peer["OVERALL"]}, indent=1))
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "writers":
-    # The socket writers side by side: the accept thread with direct writes ("orientd") against
-    # SwiftNIO's ServerBootstrap and writeAndFlush ("orientd-nio"), two rounds alternating, with the
-    # floor server, all with the same client and cases (FAN_CHANGES changes each).
-    for round in (1, 2):
-        for server, counts in (("orientd", (100, 1000)), ("orientd-nio", (100, 1000)), ("floor", (100, 1000))):
-            fan, cycles, cpu = fan_out(counts=counts, changes=FAN_CHANGES, server=server)
-            for key, changes in fan.items():
-                values = sum(changes, [])
-                print(f"round {round} | {server} | {key[0]} {key[1] or 'back to back'} | p50 {percentile(values, 50) * 1000:.3f} ms | "
-                      f"p99 {percentile(values, 99) * 1000:.3f} ms | CPU {cpu[key] * 1e6:.2f} µs per change and subscriber | n={len(values)}", flush=True)
-            if cycles:
-                print(f"round {round} | {server} | churn cycles {cycles}", flush=True)
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "fanout":
     for server, counts in (("orientd", (1, 100, 1000)), ("floor", (1000,))):

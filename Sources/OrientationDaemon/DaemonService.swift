@@ -74,7 +74,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         for await _ in firstEvent { break }
         timeout.cancel()
         raiseDescriptorLimit(clients: configuration.maximumClients)
-        let acceptor: any AcceptingConnections
+        let acceptor: ConnectionAcceptor
         do {
             acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
         } catch {

@@ -15,20 +15,12 @@ public struct SocketSetupError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// Something that accepts the socket's clients until stopped.
-protocol AcceptingConnections: Sendable {
-    func stop()
-}
-
-extension ConnectionAcceptor: AcceptingConnections {}
-extension PlainNIOAcceptor: AcceptingConnections {}
-
 /// The Unix stream socket clients connect to.
 enum SocketServer {
     /// Binds `path` (replacing a stale socket file, refusing a live one), applies mode and group, and
     /// accepts connections for the socket front end; or, with socket activation, accepts on the socket systemd
     /// bound (and set mode and group on).
-    static func bind(_ frontEnd: SocketFrontEnd, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> any AcceptingConnections {
+    static func bind(_ frontEnd: SocketFrontEnd, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> ConnectionAcceptor {
         if let descriptor {
             var accepting: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
@@ -67,7 +59,6 @@ enum SocketServer {
                     throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
                 }
             }
-            if getenv("ORIENTD_PLAIN_NIO") != nil { return try PlainNIOAcceptor(listening: listening, frontEnd: frontEnd) }
             return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, frontEnd: frontEnd)
         } catch {
             close(listening)
