@@ -1,5 +1,6 @@
 import Logging
 import OrientationCore
+import OrientationProtocol
 import SensorCore
 
 /// Everything `orientd serve` runs with: the daemon's configuration, the sensor's, and the log level.
@@ -188,19 +189,9 @@ extension ValueForm where Value == InterfaceOrientationMask {
     }()
 }
 
-/// A TOML basic string.
+/// A TOML basic string: JSON's escapes (`\"`, `\\`, `\n`, `\r`, `\t`, `\uXXXX`) are TOML's too.
 private func tomlString(_ text: String) -> String {
-    var quoted = "\""
-    for character in text.unicodeScalars {
-        switch character {
-        case "\"": quoted += "\\\""
-        case "\\": quoted += "\\\\"
-        case "\n": quoted += "\\n"
-        case "\t": quoted += "\\t"
-        default: quoted.unicodeScalars.append(character)
-        }
-    }
-    return quoted + "\""
+    JSONValue.string(text).serialized
 }
 
 /// Integers without a decimal point, other numbers as Swift writes them (both valid TOML).

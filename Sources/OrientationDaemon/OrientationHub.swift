@@ -24,8 +24,9 @@ public final class OrientationHub: @unchecked Sendable {
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
     private var machine: HubStateMachine
+    private let serverName: String
     /// The Unix socket's clients.
-    private(set) var socket: SocketFrontEnd!
+    private(set) lazy var socket = SocketFrontEnd(hub: self, serverName: serverName)
     private var stopTask: Scheduled<Void>?
     private var silenceTask: RepeatedTask?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
@@ -34,12 +35,12 @@ public final class OrientationHub: @unchecked Sendable {
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String) {
         self.eventLoop = eventLoop
         self.source = source
+        self.serverName = serverName
         detection = DetectionStage(configuration: configuration.detector)
         machine = HubStateMachine(configuration: configuration)
         if let error = machine.systemSessionLaunchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
         }
-        socket = SocketFrontEnd(hub: self, serverName: serverName)
     }
 
     var configuration: DaemonConfiguration { machine.configuration }

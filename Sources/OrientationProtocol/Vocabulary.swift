@@ -65,23 +65,9 @@ public enum Operation: String, Sendable, Hashable, CaseIterable {
     /// session; nil for the other ops. `deviceOrientation` and `setLock` have no scene op: they
     /// belong to the daemon.
     public var sceneActionType: String? {
-        switch self {
-        case .get, .subscribe, .unsubscribe, .lock, .setSystemSupportedOrientations, .openSession, .closeSession, .getSession: nil
-        case .scenePresent: "present"
-        case .sceneDismiss: "dismiss"
-        case .scenePush: "push"
-        case .scenePop: "pop"
-        case .sceneSelectTab: "selectTab"
-        case .sceneUpdate: "updateScene"
-        case .sceneSetWindowMask: "setWindowMask"
-        case .sceneAttemptRotation: "attemptRotation"
-        case .sceneForceRotation: "forceRotation"
-        case .sceneRequestGeometryUpdate: "requestGeometryUpdate"
-        case .sceneUpdateSupportedOrientations: "updateSupportedOrientations"
-        case .sceneLaunch: "launch"
-        case .sceneBeginDeviceNotifications: "beginDeviceNotifications"
-        case .sceneEndDeviceNotifications: "endDeviceNotifications"
-        }
+        guard rawValue.hasPrefix("scene.") else { return nil }
+        // `scene.update` is the one whose name differs: `id` is the request's, so it is not `updateScene`.
+        return self == .sceneUpdate ? "updateScene" : String(rawValue.dropFirst("scene.".count))
     }
 
     /// Ops only root and the control group may use.
