@@ -21,16 +21,19 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 
-.PHONY: help deps build release check test integration-test fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps build release release-static package-files install-package-files deb package-test package-install-test check test integration-test fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
-	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration, reliability, 20 s of fuzzing)"
+	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
+	@echo "make deb     self-contained release build (Swift runtime linked in) -> dist/orientd_VERSION_ARCH.deb, checked by lintian"
+	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
+	@echo "make package-install-test   apt installs, removes and purges the package ON THIS MACHINE (throwaway machines only)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
 	@echo "make build   debug build;  make release: release build;  make clean"
@@ -55,6 +58,7 @@ test: check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/run-integration-tests
 	$(MAKE) fuzz
+	$(MAKE) package-test
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
 # ThreadSanitizer, the integration tests against a daemon built with each, five minutes of fuzzing,
@@ -119,12 +123,69 @@ demo: release
 	for i in $$(seq 50); do [ -S $(DEMO_SOCKET) ] && break; sleep 0.1; done; \
 	timeout $$(awk "BEGIN { print int(36 / $(DEMO_SPEED)) + 2 }") .build/release/orientctl monitor --socket $(DEMO_SOCKET) || true
 
-bench: deps
+bench: deps release-static
 	scripts/ensure-deps --bench
 	$(SWIFT) build -c release --product orientd-bench
 	$(SWIFT) build -c release --product orientd
 	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --markdown docs/benchmarks.md
 	ORIENTD=$(CURDIR)/.build/release/orientd umockdev-wrapper /usr/bin/python3 bench/compare.py
+
+# The self-contained build: the Swift runtime, Foundation and the packages linked statically, so the
+# binaries need only the distribution's libraries (libiio, libudev, libc, libstdc++). Its own build
+# folder, so the dynamic debug and release builds stay as they are.
+STATIC_BUILD ?= .build-static
+VERSION     := $(shell sed -n 's/^let orientdVersion = "\(.*\)"/\1/p' Sources/orientd/Orientd.swift)
+ARCH        := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+PACKAGE_OUT ?= $(STATIC_BUILD)/package
+
+release-static: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product orientd
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product orientctl
+
+# Man pages and shell completions, written by the binaries themselves: orientd(8) and orientctl(1)
+# by swift-argument-parser's generate-manual from the commands' own help, orientd.toml(5) from the
+# settings table, completions by argument-parser.
+package-files: release-static
+	rm -rf $(PACKAGE_OUT) && mkdir -p $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions
+	scripts/generate-manual $(STATIC_BUILD)/release $(PACKAGE_OUT)/man
+	$(STATIC_BUILD)/release/orientd check-config --manual-page > $(PACKAGE_OUT)/man/orientd.toml.5
+	sed -i '/^$$/d' $(PACKAGE_OUT)/man/*  # groff warns of empty input lines; mdoc paragraphs are .Pp
+	for tool in orientd orientctl; do \
+		$(STATIC_BUILD)/release/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(PACKAGE_OUT)/completions/$$tool.bash && \
+		$(STATIC_BUILD)/release/$$tool --generate-completion-script zsh > $(PACKAGE_OUT)/completions/_$$tool && \
+		$(STATIC_BUILD)/release/$$tool --generate-completion-script fish > $(PACKAGE_OUT)/completions/$$tool.fish || exit 1; \
+	done
+
+# What the package holds, laid out as Debian wants it (used by debian/rules).
+install-package-files:
+	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d \
+		ORIENTD_BIN=$(STATIC_BUILD)/release/orientd ORIENTCTL_BIN=$(STATIC_BUILD)/release/orientctl
+	install -d $(DESTDIR)/usr/share/man/man1 $(DESTDIR)/usr/share/man/man5 $(DESTDIR)/usr/share/man/man8
+	install -m644 $(PACKAGE_OUT)/man/orientctl.1 $(DESTDIR)/usr/share/man/man1/
+	install -m644 $(PACKAGE_OUT)/man/orientd.toml.5 $(DESTDIR)/usr/share/man/man5/
+	install -m644 $(PACKAGE_OUT)/man/orientd.8 $(DESTDIR)/usr/share/man/man8/
+	for tool in orientd orientctl; do \
+		install -Dm644 $(PACKAGE_OUT)/completions/$$tool.bash $(DESTDIR)/usr/share/bash-completion/completions/$$tool && \
+		install -Dm644 $(PACKAGE_OUT)/completions/_$$tool $(DESTDIR)/usr/share/zsh/vendor-completions/_$$tool && \
+		install -Dm644 $(PACKAGE_OUT)/completions/$$tool.fish $(DESTDIR)/usr/share/fish/vendor_completions.d/$$tool.fish || exit 1; \
+	done
+
+# dist/orientd_VERSION_ARCH.deb with Debian's own tooling (debian/), then lintian on it. Errors fail;
+# the warnings kept are explained in docs/install.md.
+deb: deps
+	scripts/ensure-deps --package
+	dpkg-buildpackage -b -us -uc
+	mkdir -p dist
+	mv ../orientd_$(VERSION)_$(ARCH).deb ../orientd_$(VERSION)_$(ARCH).buildinfo ../orientd_$(VERSION)_$(ARCH).changes dist/
+	lintian --fail-on error --info dist/orientd_$(VERSION)_$(ARCH).deb
+
+package-test: deb
+	scripts/test-package dist/orientd_$(VERSION)_$(ARCH).deb
+
+# Installs the package on THIS machine with apt, checks what the maintainer scripts did, then removes
+# and purges it: for a throwaway machine only (not part of make test, which must be safe anywhere).
+package-install-test: deb
+	scripts/test-package-install dist/orientd_$(VERSION)_$(ARCH).deb
 
 install: release install-files
 	@echo "installed; enable with: systemd-sysusers; systemd-tmpfiles --create; udevadm control --reload; systemctl daemon-reload; systemctl enable --now orientd.socket"
@@ -156,4 +217,4 @@ uninstall:
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml (remove it by hand if you no longer need it)"
 
 clean:
-	rm -rf .build
+	rm -rf .build $(STATIC_BUILD) dist debian/orientd debian/.debhelper debian/debhelper-build-stamp debian/files debian/*.substvars debian/*.debhelper.log

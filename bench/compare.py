@@ -471,16 +471,72 @@ def smaps_rollup(pid):
     return out
 
 
-def rss_by_mapping(pid):
-    """Resident kB per mapped file (anonymous memory under "anonymous"), largest first."""
+def rss_by_mapping(pid, field="Rss"):
+    """kB of `field` (Rss, Private_Dirty, …) per mapped file (anonymous memory under "anonymous"),
+    largest first."""
     totals, name = {}, None
     for line in open(f"/proc/{pid}/smaps"):
         fields = line.split()
         if "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:
             name = os.path.basename(fields[5]) if len(fields) > 5 and fields[5].startswith("/") else "anonymous"
-        elif fields[0] == "Rss:":
+        elif fields[0] == field + ":":
             totals[name] = totals.get(name, 0) + int(fields[1])
     return sorted(totals.items(), key=lambda item: -item[1])
+
+
+ORIENTD_STATIC = os.environ.get("ORIENTD_STATIC", os.path.join(ROOT, ".build-static", "release", "orientd"))
+
+
+def builds_memory():
+    """The daemon built both ways, serving the stdin mock sensor to 10 subscribers after 200
+    samples: the dynamic release build, and the self-contained one (make release-static) stripped
+    as the package installs it; beside them the empty Swift program (bench/floor/empty.swift) built
+    the same two ways, the floor. Per build: smaps_rollup, and the largest mappings by RSS and by
+    private dirty pages."""
+    work = tempfile.mkdtemp(prefix="bench-builds-")
+    static = os.path.join(work, "orientd")
+    shutil.copy(ORIENTD_STATIC, static)
+    subprocess.run(["strip", static], check=True)
+    rows = {}
+
+    def measure(pid):
+        return dict(rollup=smaps_rollup(pid), rss=rss_by_mapping(pid)[:3], dirty=rss_by_mapping(pid, "Private_Dirty")[:3])
+
+    for label, binary in (("orientd, dynamic", ORIENTD), ("orientd, self-contained", static)):
+        sock_path = os.path.join(work, f"{len(rows)}.sock")
+        daemon = subprocess.Popen([binary, "serve", "--sensor", "stdin", "--socket", sock_path, "--log-level", "warning",
+                                   "--config", "/dev/null"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        while not os.path.exists(sock_path):
+            time.sleep(0.01)
+        clients = [connect(sock_path) for _ in range(10)]
+        for sock in clients:
+            sock.sendall(b'{"id":1,"op":"subscribe","topics":["device","interface"]}\n')
+        for k in range(200):
+            x, y, z = POSES["portrait" if (k // 50) % 2 == 0 else "landscapeLeft"]
+            daemon.stdin.write(f"{k * 0.04:.2f},{x},{y},{z}\n".encode())
+        daemon.stdin.flush()
+        time.sleep(1)
+        buffers = {}
+        for sock in clients:
+            read_messages(sock, buffers, 0.2)
+        rows[label] = measure(daemon.pid)
+        daemon.terminate()
+        daemon.wait()
+        for sock in clients:
+            sock.close()
+    swiftc = shutil.which("swiftc")
+    for label, flags in (("empty Swift program, dynamic", []), ("empty Swift program, -static-stdlib", ["-static-stdlib"])):
+        binary = os.path.join(work, "empty")
+        if swiftc is None or subprocess.run([swiftc, "-O", *flags, os.path.join(HERE, "floor", "empty.swift"), "-o", binary],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            continue
+        process = subprocess.Popen([binary], stdout=subprocess.PIPE, text=True)
+        process.stdout.readline()
+        rows[label] = measure(process.pid)
+        process.kill()
+        process.wait()
+    shutil.rmtree(work, ignore_errors=True)
+    return rows
 
 
 def swift_floors():
@@ -591,6 +647,7 @@ def report():
     costs = cost(seconds=20)
     wakeups = idle_wakeups(seconds=10)
     mem = memory()
+    builds = builds_memory()
     log("5/5 start-up")
     starts = startup(runs=10)
     o, p, u = ours["OVERALL"], peer["OVERALL"], ours_upright["OVERALL"]
@@ -705,6 +762,21 @@ def report():
                "reads its configuration with its own TOML reader and imports FoundationEssentials only, so neither Foundation nor "
                "ICU's data tables are loaded."
                if "empty" in mem["floors"] and "essentials" in mem["floors"] else "The Swift floor programs could not be compiled (no swiftc)."), "",
+              "The self-contained build (issue 15), measured the same way side by side with the dynamic one and the floor, each "
+              "serving the stdin mock sensor to 10 subscribers (the floor programs idle); /proc/PID/smaps_rollup, and the three "
+              "largest mappings by RSS and by private dirty pages:", "",
+              "| build | RSS | Pss | Private_Dirty | largest by RSS | largest private dirty |", "|---|---:|---:|---:|---|---|"]
+    for label, row in builds.items():
+        mib = lambda kib: f"{kib / 1024:.1f} MiB"
+        lines.append(f"| {label} | {mib(row['rollup'].get('Rss', 0))} | {mib(row['rollup'].get('Pss', 0))} | "
+                     f"{mib(row['rollup'].get('Private_Dirty', 0))} | " + ", ".join(f"{name} {mib(kib)}" for name, kib in row["rss"])
+                     + " | " + ", ".join(f"{name} {mib(kib)}" for name, kib in row["dirty"]) + " |")
+    if "orientd, self-contained" in builds:
+        rss = builds["orientd, self-contained"]["rollup"].get("Rss", 0) / 1024
+        floor = builds.get("empty Swift program, -static-stdlib", {}).get("rollup", {}).get("Rss", 0) / 1024
+        lines += ["", f"Target: RSS ≤ 14 MiB for the self-contained daemon — {mark(rss <= 14)} ({rss:.1f} MiB; "
+                      f"the empty program built the same way: {floor:.1f} MiB)."]
+    lines += ["",
               f"Wakeups with no subscriber (context switches of all threads over 10 s, real libudev/libiio source under umockdev): "
               f"{wakeups['total']:.1f} per second"
               + (" (" + ", ".join(f"{name} {rate:.1f}/s" for name, rate in sorted(wakeups["by_thread"].items(), key=lambda item: -item[1])) + ")"

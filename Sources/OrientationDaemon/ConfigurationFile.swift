@@ -119,6 +119,47 @@ public enum ConfigurationFile {
         return text
     }
 
+    /// orientd.toml(5): the file's manual page in troff, from the same table as the example.
+    public static func manualPage(version: String) -> String {
+        func roff(_ text: String) -> String {
+            var escaped = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+            if escaped.hasPrefix(".") || escaped.hasPrefix("'") { escaped = "\\&" + escaped }
+            return escaped
+        }
+        var page = """
+            .TH ORIENTD.TOML 5 "" "orientd \(version)" "File Formats"
+            .SH NAME
+            orientd.toml \\- configuration file of the orientd accelerometer daemon
+            .SH SYNOPSIS
+            .B \(roff(defaultPath))
+            .SH DESCRIPTION
+            \(roff("orientd serve reads this file at start (or the file given with --config) and again on SIGHUP. Settings come from the defaults, then this file, then the options given on the command line. The file is TOML: [table] headers, key = value lines, # comments. An unknown table or key, a wrong type or a bad value stops the daemon with the file, the line and the expected form (exit status 78); orientd check-config validates a file and prints the effective configuration, and orientd check-config --example prints a commented file with every default."))
+
+            """
+        for table in DaemonSetting.tables {
+            page += ".SS \"[\(table.name)]\"\n"
+            if !table.about.isEmpty { page += roff(table.about) + "\n" }
+            for setting in DaemonSetting.all where setting.table == table.name {
+                let value = setting.value(in: ServeSettings()).map { " = \($0)" } ?? ""
+                page += ".TP\n.B \(roff(setting.key + value))\n\(roff(setting.help))\n"
+                page += ".br\n\(roff("Expected: \(setting.expected)."))"
+                if let option = setting.option { page += " " + roff("Option: --\(option).") }
+                page += "\n"
+            }
+        }
+        page += """
+            .SH FILES
+            .TP
+            .B \(roff(defaultPath))
+            \(roff("The configuration; a commented example with every default is installed there."))
+            .SH SEE ALSO
+            .BR orientd (8),
+            .BR orientctl (1)
+
+            """
+        return page
+    }
+
     /// `text` as comment lines of at most 100 columns.
     private static func comment(_ text: String) -> String {
         var lines: [String] = []

@@ -1,6 +1,13 @@
 import ArgumentParser
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import OrientationClient
 import OrientationCore
 import OrientationProtocol
@@ -53,7 +60,8 @@ struct ConnectionOptions: ParsableArguments {
 }
 
 func complain(_ message: String) {
-    FileHandle.standardError.write(Data("orientctl: \(message)\n".utf8))
+    let line = Array("orientctl: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
 /// Turns a daemon rejection into the right exit status.
@@ -110,7 +118,7 @@ struct Monitor: AsyncParsableCommand {
         } catch {
             throw rejection(error)
         }
-        if !json { print(describe(state).replacingOccurrences(of: "\n", with: ", ")) }
+        if !json { print(describe(state).replacing("\n", with: ", ")) }
         fflush(nil)
         for await event in client.events {
             if event.isGoodbye {
@@ -304,17 +312,24 @@ struct CommandTemplate {
             complain("not running the command: a value from orientd contains a NUL byte")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                complain("\(arguments.joined(separator: " ")) exited with status \(process.terminationStatus)")
-            }
-        } catch {
-            complain("cannot run \(arguments.first ?? ""): \(error.localizedDescription)")
+        guard let command = arguments.first else { return }
+        // posix_spawnp, not Foundation's Process: Process would link Foundation's whole
+        // internationalization layer (ICU's data, about 40 MB) into the self-contained orientctl.
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, command, nil, nil, argv, environ)
+        guard spawned == 0 else {
+            complain("cannot run \(command): \(String(cString: strerror(spawned)))")
+            return
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let signal = status & 0x7f, exitStatus = (status >> 8) & 0xff
+        if signal != 0 {
+            complain("\(arguments.joined(separator: " ")) was killed by signal \(signal)")
+        } else if exitStatus != 0 {
+            complain("\(arguments.joined(separator: " ")) exited with status \(exitStatus)")
         }
     }
 }

@@ -167,11 +167,18 @@ struct CheckConfigCommand: ParsableCommand {
     @Flag(help: "Print the commented example configuration (every setting, its help and its default) and exit.")
     var example = false
 
+    @Flag(help: "Print the manual page orientd.toml(5), in troff, and exit.")
+    var manualPage = false
+
     @OptionGroup var options: DaemonOptions
 
     func run() throws {
         if example {
             print(ConfigurationFile.example, terminator: "")
+            return
+        }
+        if manualPage {
+            print(ConfigurationFile.manualPage(version: orientdVersion), terminator: "")
             return
         }
         var options = self.options
