@@ -499,9 +499,16 @@ def builds_memory():
     subprocess.run(["strip", static], check=True)
     rows = {}
 
+    def settle():
+        # A file just written has dirty pages in the page cache, and smaps counts those as the
+        # mapping's private dirty pages until they are written back: a binary measured right after
+        # strip or swiftc looks as if its whole text had been written to.
+        os.sync()
+
     def measure(pid):
         return dict(rollup=smaps_rollup(pid), rss=rss_by_mapping(pid)[:3], dirty=rss_by_mapping(pid, "Private_Dirty")[:3])
 
+    settle()
     for label, binary in (("orientd, dynamic", ORIENTD), ("orientd, self-contained", static)):
         sock_path = os.path.join(work, f"{len(rows)}.sock")
         daemon = subprocess.Popen([binary, "serve", "--sensor", "stdin", "--socket", sock_path, "--log-level", "warning",
@@ -530,6 +537,7 @@ def builds_memory():
         if swiftc is None or subprocess.run([swiftc, "-O", *flags, os.path.join(HERE, "floor", "empty.swift"), "-o", binary],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
             continue
+        settle()
         process = subprocess.Popen([binary], stdout=subprocess.PIPE, text=True)
         process.stdout.readline()
         rows[label] = measure(process.pid)
