@@ -1,12 +1,6 @@
 import Logging
 import NIOCore
-import OrientationCore
 import OrientationProtocol
-import SensorCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Who is on the other end of a connection (SO_PEERCRED).
 public struct PeerCredentials: Sendable, Hashable {

@@ -90,8 +90,6 @@ struct HubStateMachine {
             root: .scene("system", supported: configuration.supportedOrientations)))
     }
 
-    var listenerCount: Int { listeners.count }
-
     /// The summary systemd shows in `systemctl status`.
     var statusLine: String {
         let sensor = state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"

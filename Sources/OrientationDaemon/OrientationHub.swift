@@ -74,11 +74,6 @@ public final class OrientationHub: @unchecked Sendable {
 
     // MARK: - Sensor events
 
-    /// Feeds `event` to the detection stage and handles it, all on the loop.
-    func handle(_ event: SensorEvent) {
-        handle(event, detected: detection.observe(event))
-    }
-
     /// Handles an event the detection stage has already observed (on the sensor's thread), with the
     /// device-orientation change that produced.
     func handle(_ event: SensorEvent, detected change: OrientationChange?) {

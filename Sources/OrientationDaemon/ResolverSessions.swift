@@ -27,8 +27,6 @@ struct ResolverSessions {
         self.maximumNodes = maximumNodes
     }
 
-    var count: Int { sessions.count }
-
     func hasSession(_ listener: ListenerID) -> Bool { sessions[listener] != nil }
 
     /// Opens `listener`'s session on a daemon whose device orientation is `device` and lock `locked`.

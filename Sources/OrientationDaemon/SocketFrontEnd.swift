@@ -24,7 +24,6 @@ final class SocketFrontEnd: @unchecked Sendable {
     }
 
     var eventLoop: any EventLoop { hub.eventLoop }
-    var connectionCount: Int { connections.count }
 
     /// A connection is up: it becomes a listener (the caller keeps it, then calls ``greet(_:)``), or,
     /// beyond the maximum, hears the refusal and is closed.
