@@ -488,9 +488,9 @@ ORIENTD_STATIC = os.environ.get("ORIENTD_STATIC", os.path.join(ROOT, ".build-sta
 
 
 def builds_memory():
-    """The daemon built both ways, serving the stdin mock sensor to 10 subscribers after 200
-    samples: the dynamic release build, and the self-contained one (make release-static) stripped
-    as the package installs it; beside them the empty Swift program (bench/floor/empty.swift) built
+    """The daemon built both ways, serving the stdin mock sensor to 10 subscribers, after 200
+    samples and again after a minute and 200 more: the dynamic release build, and the
+    self-contained one (make release-static) stripped as the package installs it; beside them the empty Swift program (bench/floor/empty.swift) built
     the same two ways, the floor. Per build: smaps_rollup, and the largest mappings by RSS and by
     private dirty pages."""
     work = tempfile.mkdtemp(prefix="bench-builds-")
@@ -508,25 +508,54 @@ def builds_memory():
     def measure(pid):
         return dict(rollup=smaps_rollup(pid), rss=rss_by_mapping(pid)[:3], dirty=rss_by_mapping(pid, "Private_Dirty")[:3])
 
+    def releases(log_path):
+        """The daemon's own debug lines for its releases of start-up pages, by stage."""
+        found = {}
+        for line in open(log_path):
+            if "start-up pages released" in line:
+                fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+                found[fields.get("stage", "").strip('"')] = {key: fields.get(key) for key in ("rss.kib.before", "rss.kib.after", "advised.kib")}
+        return found
+
+    def feed(daemon, first):
+        for k in range(first, first + 200):
+            x, y, z = POSES["portrait" if (k // 50) % 2 == 0 else "landscapeLeft"]
+            daemon.stdin.write(f"{k * 0.04:.2f},{x},{y},{z}\n".encode())
+        daemon.stdin.flush()
+
+    # Both builds run at once: each releases its start-up pages at readiness and again a minute
+    # later (StartupPageRelease), and is measured after serving on either side of the second.
     settle()
+    running = []
     for label, binary in (("orientd, dynamic", ORIENTD), ("orientd, self-contained", static)):
-        sock_path = os.path.join(work, f"{len(rows)}.sock")
-        daemon = subprocess.Popen([binary, "serve", "--sensor", "stdin", "--socket", sock_path, "--log-level", "warning",
-                                   "--config", "/dev/null"], stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        sock_path = os.path.join(work, f"{len(running)}.sock")
+        log_path = os.path.join(work, f"{len(running)}.log")
+        daemon = subprocess.Popen([binary, "serve", "--sensor", "stdin", "--socket", sock_path, "--log-level", "debug",
+                                   "--config", "/dev/null"], stdin=subprocess.PIPE, stderr=open(log_path, "w"))
         while not os.path.exists(sock_path):
             time.sleep(0.01)
         clients = [connect(sock_path) for _ in range(10)]
         for sock in clients:
             sock.sendall(b'{"id":1,"op":"subscribe","topics":["device","interface"]}\n')
-        for k in range(200):
-            x, y, z = POSES["portrait" if (k // 50) % 2 == 0 else "landscapeLeft"]
-            daemon.stdin.write(f"{k * 0.04:.2f},{x},{y},{z}\n".encode())
-        daemon.stdin.flush()
-        time.sleep(1)
-        buffers = {}
+        feed(daemon, 0)
+        running.append((label, daemon, clients, log_path))
+    time.sleep(1)
+    buffers = {}
+    for label, daemon, clients, log_path in running:
         for sock in clients:
             read_messages(sock, buffers, 0.2)
-        rows[label] = measure(daemon.pid)
+        rows[label + ", first seconds"] = measure(daemon.pid)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not all("first-minute" in releases(log_path) for _, _, _, log_path in running):
+        time.sleep(0.5)
+    for label, daemon, clients, log_path in running:
+        feed(daemon, 200)
+    time.sleep(1)
+    for label, daemon, clients, log_path in running:
+        for sock in clients:
+            read_messages(sock, buffers, 0.2)
+        rows[label + ", after a minute"] = measure(daemon.pid)
+        rows[label + ", after a minute"]["release"] = releases(log_path)
         daemon.terminate()
         daemon.wait()
         for sock in clients:
@@ -779,10 +808,21 @@ def report():
         lines.append(f"| {label} | {mib(row['rollup'].get('Rss', 0))} | {mib(row['rollup'].get('Pss', 0))} | "
                      f"{mib(row['rollup'].get('Private_Dirty', 0))} | " + ", ".join(f"{name} {mib(kib)}" for name, kib in row["rss"])
                      + " | " + ", ".join(f"{name} {mib(kib)}" for name, kib in row["dirty"]) + " |")
-    if "orientd, self-contained" in builds:
-        rss = builds["orientd, self-contained"]["rollup"].get("Rss", 0) / 1024
+    released = [(label, row["release"]) for label, row in builds.items() if row.get("release")]
+    if released:
+        def stage_text(stage, r):
+            if not ((r.get("rss.kib.before") or "").isdigit() and (r.get("rss.kib.after") or "").isdigit()):
+                return f"{stage}: not measured"
+            return f"at {stage} VmRSS {int(r['rss.kib.before']) / 1024:.1f} → {int(r['rss.kib.after']) / 1024:.1f} MiB"
+        lines += ["", "Code pages handed back to the kernel (`StartupPageRelease`, from the daemon's debug log): "
+                  + "; ".join(label.split(",")[0] + ", " + label.split(",")[1].strip() + ": "
+                              + ", ".join(stage_text(stage, r) for stage, r in stages.items()) for label, stages in released)
+                  + ". Each row of the table is measured after serving: \"first seconds\" after 200 samples, \"after a minute\" "
+                    "after the second release and 200 samples more."]
+    if "orientd, self-contained, after a minute" in builds:
+        rss = builds["orientd, self-contained, after a minute"]["rollup"].get("Rss", 0) / 1024
         floor = builds.get("empty Swift program, -static-stdlib", {}).get("rollup", {}).get("Rss", 0) / 1024
-        lines += ["", f"Target: RSS ≤ 14 MiB for the self-contained daemon — {mark(rss <= 14)} ({rss:.1f} MiB; "
+        lines += ["", f"Target: RSS ≤ 14 MiB for the self-contained daemon, serving, after its first minute — {mark(rss <= 14)} ({rss:.1f} MiB; "
                       f"the empty program built the same way: {floor:.1f} MiB)."]
     lines += ["",
               f"Wakeups with no subscriber (context switches of all threads over 10 s, real libudev/libiio source under umockdev): "

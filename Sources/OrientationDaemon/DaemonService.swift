@@ -91,6 +91,8 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             return hub.statusLine
         }.get()) ?? ""
         notifier.notify("READY=1\nSTATUS=\(status)")
+        releaseStartupPages(stage: "readiness")
+        let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in releaseStartupPages(stage: "first-minute") }
         // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
         let watchdog = notifier.watchdogInterval.map { interval in
             loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in notifier.notify("WATCHDOG=1") }
@@ -101,12 +103,28 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         try? await loop.submit { hub.statusObserver = nil }.get()  // "shutting down" stays the last word
         notifier.notify("STOPPING=1\nSTATUS=shutting down")
         watchdog?.cancel()
+        laterRelease.cancel()
         logger.notice("shutting down")
         try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
         acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()  // returns after the last event was passed on
         try? await group.shutdownGracefully()
+    }
+
+    /// Code that ran once goes back to the kernel: at readiness, start-up's; a minute later, that of
+    /// the first clients and detections (see ``StartupPageRelease``).
+    private func releaseStartupPages(stage: String) {
+        let outcome = StartupPageRelease.releaseNow()
+        if let failure = outcome.failure {
+            logger.info("start-up pages kept", metadata: ["stage": "\(stage)", "reason": "\(failure)"])
+        }
+        logger.debug("start-up pages released", metadata: [
+            "stage": "\(stage)",
+            "advised.kib": "\(outcome.advisedBytes / 1024)",
+            "rss.kib.before": "\(outcome.residentKiBBefore.map(String.init) ?? "?")",
+            "rss.kib.after": "\(outcome.residentKiBAfter.map(String.init) ?? "?")",
+        ])
     }
 
     /// Every client takes two descriptors (SwiftNIO's and the writer's duplicate); systemd starts
