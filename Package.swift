@@ -28,6 +28,8 @@ let package = Package(
         ]),
         /// eventfd and pthread_setname_np, which Swift's Glibc module leaves out (header only).
         .systemLibrary(name: "CLinux"),
+        // sd-bus's vtable macros and variadic calls, which Swift cannot import (the D-Bus front end).
+        .target(name: "CSdBus", linkerSettings: [.linkedLibrary("systemd")]),
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CLibUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         /// The only importer of libiio and libudev: discovery, hotplug, polling and buffered capture.
@@ -43,7 +45,7 @@ let package = Package(
         ]),
         /// The daemon: hub (state, claims, sessions), socket server, authorization, services.
         .target(name: "OrientationDaemon", dependencies: [
-            "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux",
+            "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux", "CSdBus",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -24,6 +24,21 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var supportedOrientations: InterfaceOrientationMask = .all
     public var lockedAtStart = false
     public var detector = DetectorConfiguration()
+    /// Whether to serve net.hadess.SensorProxy on the system bus.
+    public var dbusMode = DBusMode.auto
+    /// Ask polkit about every D-Bus claim (`net.hadess.SensorProxy.claim-sensor`), as
+    /// iio-sensor-proxy 3.4+ does.
+    public var dbusPolkit = true
 
     public init() {}
+}
+
+/// `[dbus] mode`.
+public enum DBusMode: String, Sendable, Hashable, CaseIterable {
+    /// Serve when the system bus is reachable at start; otherwise log it once and serve the socket alone.
+    case auto
+    /// Serve, or exit 69 (EX_UNAVAILABLE) when the system bus is not reachable.
+    case on
+    /// Never.
+    case off
 }

@@ -279,6 +279,10 @@ extension DaemonSetting {
         DaemonSetting("clients", "claim-linger", option: "claim-linger", valueName: "seconds", .number("a number of seconds ≥ 0") { seconds in
             seconds >= 0 ? nil : "must be ≥ 0"
         }, at: \.daemon.claimLinger, help: "The sensor keeps sampling this long after the last client stops needing it."),
+        DaemonSetting("dbus", "mode", option: "dbus", valueName: "mode", .choice("mode"), at: \.daemon.dbusMode,
+                      help: "Serve net.hadess.SensorProxy (iio-sensor-proxy's interface) on the system bus: auto (when the bus is reachable at start), on (exit 69 when it is not), off."),
+        DaemonSetting("dbus", "polkit", option: "dbus-polkit", valueName: "bool", .boolean, at: \.daemon.dbusPolkit,
+                      help: "Check every D-Bus claim with polkit (action net.hadess.SensorProxy.claim-sensor); without polkit on the bus, only root and the control group may claim."),
         DaemonSetting("log", "level", option: "log-level", valueName: "level", .choice("level"), at: \.logLevel,
                       help: "trace, debug, info, notice, warning, error or critical."),
     ]
@@ -297,6 +301,7 @@ extension DaemonSetting {
         ("socket", ""),
         ("access", ""),
         ("clients", ""),
+        ("dbus", "net.hadess.SensorProxy on the system bus, for desktops that speak iio-sensor-proxy's interface (docs/dbus.md)."),
         ("log", ""),
     ]
 }

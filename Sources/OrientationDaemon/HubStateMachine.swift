@@ -2,9 +2,23 @@ import OrientationCore
 import OrientationProtocol
 import SensorCore
 
-/// One listener of the hub: a client of a front end (a socket connection today).
+/// The front ends a listener can belong to: its events go back through the one it came from.
+public enum FrontEnd: Hashable, Sendable {
+    /// orientd's own socket protocol.
+    case socket
+    /// net.hadess.SensorProxy on the system bus.
+    case sensorProxy
+}
+
+/// One listener of the hub: a client of a front end (a socket connection, a D-Bus name).
 public struct ListenerID: Hashable, Sendable, CustomStringConvertible {
     let value: Int
+    let frontEnd: FrontEnd
+
+    init(value: Int, frontEnd: FrontEnd = .socket) {
+        self.value = value
+        self.frontEnd = frontEnd
+    }
 
     public var description: String { "listener \(value)" }
 }
@@ -101,10 +115,11 @@ struct HubStateMachine {
 
     // MARK: - Listeners
 
-    /// A new listener, privileged (root or the control group) or not; refused beyond the maximum.
-    mutating func connect(isPrivileged: Bool) throws(ProtocolError) -> (ListenerID, [HubAction]) {
+    /// A new listener of `frontEnd`, privileged (root or the control group) or not; refused beyond
+    /// the maximum, which counts every front end's listeners.
+    mutating func connect(isPrivileged: Bool, frontEnd: FrontEnd = .socket) throws(ProtocolError) -> (ListenerID, [HubAction]) {
         guard listeners.count < configuration.maximumClients else { throw .tooManyClients(maximum: configuration.maximumClients) }
-        let id = ListenerID(value: nextListener)
+        let id = ListenerID(value: nextListener, frontEnd: frontEnd)
         nextListener += 1
         listeners[id] = Listener(isPrivileged: isPrivileged)
         return (id, [.statusChanged])

@@ -27,6 +27,8 @@ public final class OrientationHub: @unchecked Sendable {
     private let serverName: String
     /// The Unix socket's clients.
     private(set) lazy var socket = SocketFrontEnd(hub: self, serverName: serverName)
+    /// net.hadess.SensorProxy's claimants, while the daemon serves the system bus.
+    var sensorProxy: SensorProxyFrontEnd?
     private var stopTask: Scheduled<Void>?
     private var silenceTask: RepeatedTask?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
@@ -52,9 +54,9 @@ public final class OrientationHub: @unchecked Sendable {
     // MARK: - Inputs from front ends
 
     /// A front end's new client; refused (with the error to tell it) beyond the maximum.
-    func connect(isPrivileged: Bool) throws(ProtocolError) -> ListenerID {
+    func connect(isPrivileged: Bool, frontEnd: FrontEnd = .socket) throws(ProtocolError) -> ListenerID {
         eventLoop.preconditionInEventLoop()
-        let (listener, actions) = try machine.connect(isPrivileged: isPrivileged)
+        let (listener, actions) = try machine.connect(isPrivileged: isPrivileged, frontEnd: frontEnd)
         perform(actions)
         return listener
     }
@@ -168,15 +170,25 @@ public final class OrientationHub: @unchecked Sendable {
                 silenceTask = nil
                 logger.info("no claims left: sampling stops")
             case .publish(let event, let listeners):
-                socket.deliver(event, to: listeners)
+                deliver(event, to: listeners)
             case .send(let event, let listener):
-                socket.deliver(event, to: [listener])
+                deliver(event, to: [listener])
             case .statusChanged:
                 reportStatus()
             case .systemSessionRejected(let action, let error):
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// Each front end gets the event for its own listeners.
+    private func deliver(_ event: Event, to listeners: [ListenerID]) {
+        guard let sensorProxy, listeners.contains(where: { $0.frontEnd == .sensorProxy }) else {
+            socket.deliver(event, to: listeners)
+            return
+        }
+        socket.deliver(event, to: listeners.filter { $0.frontEnd == .socket })
+        sensorProxy.deliver(event, to: listeners.filter { $0.frontEnd == .sensorProxy })
     }
 
     private func reportStatus() {

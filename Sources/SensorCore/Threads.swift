@@ -70,14 +70,14 @@ public final class Wakeup: @unchecked Sendable {
 
     public enum Outcome: Sendable, Equatable { case woken, timedOut, readable }
 
-    /// Sleeps until signalled, `timeout` seconds pass (nil: forever), or `other` becomes readable.
-    /// A signal is consumed.
-    public func wait(timeout: Double?, other: Int32? = nil) -> Outcome {
+    /// Sleeps until signalled, `timeout` seconds pass (nil: forever), or `other` is ready for
+    /// `otherEvents` (poll's flags; readable by default). A signal is consumed.
+    public func wait(timeout: Double?, other: Int32? = nil, otherEvents: Int16 = Int16(POLLIN)) -> Outcome {
         let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, 3_600_000)).rounded(.up)) } ?? -1
         // On the stack: this runs once per sample.
         return withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { descriptors in
             descriptors[0] = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            descriptors[1] = pollfd(fd: other ?? -1, events: Int16(POLLIN), revents: 0)  // poll ignores fd -1
+            descriptors[1] = pollfd(fd: other ?? -1, events: otherEvents, revents: 0)  // poll ignores fd -1
             var result: Int32
             repeat {
                 result = poll(descriptors.baseAddress, other == nil ? 1 : 2, milliseconds)

@@ -34,6 +34,8 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("max-clients"), help: SettingHelp.of("max-clients")) var maximumClients: String?
     @Option(name: .customLong("stall-timeout"), help: SettingHelp.of("stall-timeout")) var stallTimeout: String?
     @Option(name: .customLong("claim-linger"), help: SettingHelp.of("claim-linger")) var claimLinger: String?
+    @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: String?
+    @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit: Bool?
     @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: String?
 
     /// Defaults, then the file, then these options. A bad file exits 78 (EX_CONFIG) with file and line.
@@ -55,7 +57,8 @@ struct DaemonOptions: ParsableArguments {
         try SettingHelp.apply(sensorOptions.given + [
             ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
-            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("log-level", logLevel),
+            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
+            ("log-level", logLevel),
         ], to: &settings)
         settings.daemon.detector = try detector.configuration(base: settings.daemon.detector)
         return (settings, path)
@@ -115,6 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SocketSetupError {
             logger.critical("\(error.description)")
             throw ExitCode(71)
+        } catch let error as SystemBusError {
+            logger.critical("--dbus on: \(error.description)")
+            throw ExitCode(69)
         } catch {
             logger.critical("\(error)")
             throw ExitCode(70)

@@ -54,7 +54,7 @@ struct ConfigurationFileTests {
         "[sensor] acquisition": "\"buffer\"", "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
         "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"", "[socket] group": "\"video\"",
         "[access] control-group": "\"wheel\"", "[clients] max": "7", "[clients] stall-timeout": "3", "[clients] claim-linger": "0",
-        "[log] level": "\"debug\"",
+        "[dbus] mode": "\"off\"", "[dbus] polkit": "false", "[log] level": "\"debug\"",
     ]
 
     @Test("every key of every table is read (a new setting needs a value above)")
@@ -98,6 +98,7 @@ struct ConfigurationFileTests {
         ("[clients]\nmax = 0\n", "t.toml:2: [clients] max: must be an integer > 0"),
         ("[clients]\nclaim-linger = -1\n", "t.toml:2: [clients] claim-linger: must be ≥ 0"),
         ("[log]\nlevel = \"loud\"\n", "t.toml:2: [log] level: unknown level \"loud\""),
+        ("[dbus]\nmode = \"maybe\"\n", "t.toml:2: [dbus] mode: unknown mode \"maybe\""),
         ("[detector]\nface-enter-tilt = 70\nface-exit-tilt = 72\n", "t.toml:3: [detector] face-exit-tilt:"),
         ("[detector]\nsettle-time = true\n", "t.toml:2: [detector] settle-time: wrong type boolean"),
         ("[sensor\n", "t.toml:1: not valid TOML"),

@@ -1,0 +1,194 @@
+import Logging
+import NIOCore
+import OrientationCore
+import OrientationProtocol
+
+/// net.hadess.SensorProxy as a front end of the hub, for the desktops that speak iio-sensor-proxy's
+/// interface (mutter, KWin through Qt Sensors, Phosh, monitor-sensor): each unique bus name that
+/// claims the accelerometer is a listener of the hub subscribed to the device orientation, so the
+/// sensor samples while anyone on either front end listens; one more listener, subscribed to the
+/// sensor's status only, keeps `HasAccelerometer` true without claiming anything.
+///
+/// It decides; ``SystemBusConnection`` (on its own thread) does the bus's I/O: method calls and
+/// polkit's answers come in as ``SystemBusEvent``s, replies and signals go out as
+/// ``SystemBusCommand``s. Lives on the hub's event loop.
+final class SensorProxyFrontEnd: @unchecked Sendable {
+    /// polkit's action for every claim and release, as iio-sensor-proxy 3.4+ checks it.
+    static let claimAction = "net.hadess.SensorProxy.claim-sensor"
+    /// The first claimant's reply waits for a device orientation at most this long.
+    static let firstReplyDeadline = TimeAmount.seconds(1)
+
+    private unowned let hub: OrientationHub
+    private let submit: @Sendable (SystemBusCommand) -> Void
+    private let checksPolkit: Bool
+    let logger = Logger(label: "orientd.dbus")
+    private(set) var values = SensorProxyValues()
+    /// Subscribed to `sensor` only: HasAccelerometer without a claim.
+    private var observer: ListenerID?
+    private var claimants: [String: ListenerID] = [:]
+    /// Calls waiting for polkit or the bus driver, by call id.
+    private var authorizing: [Int: BusCall] = [:]
+    /// First claims answered once an orientation is known (or at the deadline).
+    private var waitingForOrientation: [BusCall] = []
+    private var firstReplyTimer: Scheduled<Void>?
+    private var polkitAbsenceLogged = false
+
+    /// - Parameters:
+    ///   - checksPolkit: `[dbus] polkit`: ask polkit about every claim and release.
+    ///   - submit: hands a command to the bus thread.
+    init(hub: OrientationHub, checksPolkit: Bool, submit: @escaping @Sendable (SystemBusCommand) -> Void) {
+        self.hub = hub
+        self.checksPolkit = checksPolkit
+        self.submit = submit
+    }
+
+    /// Starts following the daemon's state (the bus serves the values from now on).
+    func start() {
+        hub.eventLoop.preconditionInEventLoop()
+        if let listener = try? hub.connect(isPrivileged: false, frontEnd: .sensorProxy) {
+            observer = listener
+            _ = hub.handle(.subscribe([.sensor]), from: listener)
+        }
+        update(to: hub.state)
+    }
+
+    /// Every listener leaves the hub; calls still open are answered with an error.
+    func stop() {
+        hub.eventLoop.preconditionInEventLoop()
+        firstReplyTimer?.cancel()
+        for call in waitingForOrientation + authorizing.values {
+            submit(.fail(call, name: "org.freedesktop.DBus.Error.Disconnected", message: "orientd stops serving the system bus"))
+        }
+        waitingForOrientation = []
+        authorizing = [:]
+        for listener in claimants.values { hub.disconnect(listener) }
+        claimants = [:]
+        if let observer { hub.disconnect(observer) }
+        observer = nil
+    }
+
+    var claimantCount: Int { claimants.count }
+
+    // MARK: - From the bus
+
+    func handle(_ event: SystemBusEvent) {
+        hub.eventLoop.preconditionInEventLoop()
+        switch event {
+        case .call(let call):
+            if checksPolkit {
+                authorizing[call.id] = call
+                submit(.authorize(call, action: Self.claimAction))
+            } else {
+                perform(call)
+            }
+        case .authorization(let call, let answer):
+            guard authorizing.removeValue(forKey: call.id) != nil else { return }
+            authorize(call, answer)
+        case .nameVanished(let name):
+            authorizing = authorizing.filter { $0.value.sender != name }
+            waitingForOrientation.removeAll { $0.sender == name }
+            if let listener = claimants.removeValue(forKey: name) {
+                hub.disconnect(listener)
+                logger.debug("claimant left the bus", metadata: ["dbus.name": "\(name)"])
+            }
+        case .nameLost, .disconnected:
+            break  // the service that owns the connection handles these
+        }
+    }
+
+    private func authorize(_ call: BusCall, _ answer: BusAuthorization) {
+        switch answer {
+        case .allowed:
+            perform(call)
+        case .denied:
+            deny(call, "polkit does not allow \(call.sender) to claim sensors (\(Self.claimAction))")
+        case .polkitAbsent:
+            if !polkitAbsenceLogged {
+                polkitAbsenceLogged = true
+                logger.warning("polkit is not on the system bus: claims are allowed from root and the control group only",
+                               metadata: ["control.group": "\(hub.configuration.controlGroup ?? "(none)")"])
+            }
+            authorizing[call.id] = call
+            submit(.identify(call))
+        case .identity(let credentials):
+            if Authorization.isPrivileged(credentials, controlGroup: hub.configuration.controlGroup) {
+                perform(call)
+            } else {
+                deny(call, "polkit is not running and uid \(credentials.uid) is neither root nor in the control group")
+            }
+        case .failed(let reason):
+            logger.warning("claim refused", metadata: ["dbus.name": "\(call.sender)", "reason": "\(reason)"])
+            deny(call, reason)
+        }
+    }
+
+    private func deny(_ call: BusCall, _ reason: String) {
+        submit(.fail(call, name: "org.freedesktop.DBus.Error.AccessDenied", message: reason))
+    }
+
+    /// An allowed call. Light, proximity and compass claims succeed and change nothing: orientd
+    /// serves no such sensor, and clients such as monitor-sensor quit when a claim fails.
+    private func perform(_ call: BusCall) {
+        guard call.method.isAccelerometer else {
+            submit(.reply(call))
+            return
+        }
+        if call.method.isClaim {
+            claim(call)
+        } else {
+            if let listener = claimants.removeValue(forKey: call.sender) { hub.disconnect(listener) }
+            submit(.reply(call))
+        }
+    }
+
+    private func claim(_ call: BusCall) {
+        if claimants[call.sender] == nil {
+            let listener: ListenerID
+            do throws(ProtocolError) {
+                listener = try hub.connect(isPrivileged: false, frontEnd: .sensorProxy)
+            } catch {
+                submit(.fail(call, name: "org.freedesktop.DBus.Error.LimitsExceeded", message: error.message))
+                return
+            }
+            claimants[call.sender] = listener
+            _ = hub.handle(.subscribe([.device]), from: listener)
+            logger.debug("accelerometer claimed", metadata: ["dbus.name": "\(call.sender)"])
+        }
+        // Since 3.6 the reply waits for a first reading, so a client that reads the property right
+        // after the claim returns (mutter does) sees a value.
+        if values.hasAccelerometer, values.orientation == .undefined {
+            waitingForOrientation.append(call)
+            if firstReplyTimer == nil {
+                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in self?.answerWaiting() }
+            }
+        } else {
+            submit(.reply(call))
+        }
+    }
+
+    private func answerWaiting() {
+        firstReplyTimer?.cancel()
+        firstReplyTimer = nil
+        for call in waitingForOrientation { submit(.reply(call)) }
+        waitingForOrientation = []
+    }
+
+    // MARK: - From the hub
+
+    /// An event of the hub for some of this front end's listeners: the properties follow the
+    /// daemon's state, and every claimant hears what changed.
+    func deliver(_ event: Event, to listeners: [ListenerID]) {
+        update(to: event.state)
+    }
+
+    private func update(to state: DaemonState) {
+        let next = values.following(state, tilt: AccelerometerTilt(state.device))
+        let changes = next.changes(from: values)
+        guard !changes.isEmpty else { return }
+        values = next
+        submit(.setValues(next))
+        // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal.
+        for name in claimants.keys.sorted() { submit(.emitChanged(to: name, changes)) }
+        if values.orientation != .undefined || !values.hasAccelerometer { answerWaiting() }
+    }
+}

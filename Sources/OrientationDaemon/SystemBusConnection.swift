@@ -1,0 +1,286 @@
+import CSdBus
+import NIOConcurrencyHelpers
+import SensorCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the system bus cannot be served: the call that failed and its errno.
+public struct SystemBusError: Error, CustomStringConvertible, Sendable {
+    public var operation: String
+    public var code: Int32
+
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// A method call of net.hadess.SensorProxy, kept by the bus thread until the front end answers it.
+/// The front end holds only this value; the message stays the bus thread's.
+struct BusCall: Hashable, Sendable {
+    var id: Int
+    /// The caller's unique bus name (`:1.42`).
+    var sender: String
+    var method: SensorProxyMethod
+}
+
+/// The claim methods of the two objects.
+enum SensorProxyMethod: Int, Sendable, CaseIterable {
+    case claimAccelerometer, releaseAccelerometer, claimLight, releaseLight
+    case claimProximity, releaseProximity, claimCompass, releaseCompass
+
+    var isClaim: Bool { rawValue % 2 == 0 }
+    var isAccelerometer: Bool { self == .claimAccelerometer || self == .releaseAccelerometer }
+}
+
+/// What the bus thread reports to the front end.
+enum SystemBusEvent: Sendable, Equatable {
+    /// A method call to answer with ``SystemBusCommand/reply(_:)`` or ``SystemBusCommand/fail(_:name:message:)``.
+    case call(BusCall)
+    /// A unique name left the bus (its claims end).
+    case nameVanished(String)
+    /// Another process took net.hadess.SensorProxy over.
+    case nameLost
+    /// The answer to ``SystemBusCommand/authorize(_:action:)`` or ``SystemBusCommand/identify(_:)``.
+    case authorization(BusCall, BusAuthorization)
+    /// The bus connection broke; the front end is gone until the daemon reconnects (SIGHUP).
+    case disconnected(String)
+}
+
+/// polkit's answer, or the caller's identity when polkit is asked nothing or is not there.
+enum BusAuthorization: Sendable, Equatable {
+    case allowed
+    case denied
+    /// polkit is not on the bus (no owner of org.freedesktop.PolicyKit1).
+    case polkitAbsent
+    /// The caller's process, as the bus driver knows it.
+    case identity(PeerCredentials)
+    /// polkit or the bus driver answered with an error.
+    case failed(String)
+}
+
+/// What the front end asks of the bus thread.
+enum SystemBusCommand: Sendable, Equatable {
+    case reply(BusCall)
+    case fail(BusCall, name: String, message: String)
+    /// New property values (Get reads them from now on).
+    case setValues(SensorProxyValues)
+    /// PropertiesChanged with the current values of `changes`, to one unique name.
+    case emitChanged(to: String, SensorProxyValues.Changes)
+    case authorize(BusCall, action: String)
+    /// Asks the bus driver who the caller is (for claims without polkit).
+    case identify(BusCall)
+}
+
+/// The well-known name and whether this connection has it.
+enum BusNameOutcome: Sendable, Equatable {
+    case acquired
+    /// Held by a process that does not allow replacement, or the bus policy refuses it to us.
+    case refused(String)
+}
+
+/// The system bus connection behind the net.hadess.SensorProxy front end: sd-bus, owned by one
+/// thread of its own (`orientd-dbus`), which serves the objects' property reads from the values it
+/// was last given and passes method calls, vanished names and polkit's answers to the front end.
+///
+/// Why a thread and not the hub's event loop: SwiftNIO has no public way to watch a descriptor it
+/// does not own, and sd-bus is not thread-safe; a thread asleep in poll(2) on the bus and an eventfd
+/// costs no wake-ups while nothing happens.
+final class SystemBusConnection: @unchecked Sendable {
+    static let wellKnownName = "net.hadess.SensorProxy"
+
+    private let bus: OpaquePointer
+    private let object: UnsafeMutablePointer<orientd_sp_object>
+    private var slots: [OpaquePointer?] = []
+    private let wakeup = Wakeup()
+    private let inbox = NIOLockedValueBox<(commands: [SystemBusCommand], stopping: Bool)>(([], false))
+    private var thread: WorkerThread?
+    private var onEvent: @Sendable (SystemBusEvent) -> Void = { _ in }
+    /// Calls not answered yet, by id, with the message's reference (bus thread only).
+    private var openCalls: [Int: OpaquePointer] = [:]
+    private var nextCallID = 0
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set) and adds the two objects.
+    init() throws(SystemBusError) {
+        var connection: OpaquePointer?
+        let opened = sd_bus_open_system(&connection)
+        guard opened >= 0, let connection else { throw SystemBusError(operation: "connecting to the system bus", code: -opened) }
+        bus = connection
+        object = .allocate(capacity: 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        orientd_sp_object_init(object, { message, method, context in
+            let connection = Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue()
+            return connection.received(message!, method: method)
+        }, context)
+        var main: OpaquePointer?, compass: OpaquePointer?, owners: OpaquePointer?, lost: OpaquePointer?
+        var result = orientd_sp_add_objects(bus, object, &main, &compass)
+        if result >= 0 {
+            result = orientd_bus_watch_name_owners(bus, &owners, { message, context, _ in
+                Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameOwnerChanged(message!)
+            }, context)
+        }
+        if result >= 0 {
+            result = orientd_bus_watch_name_lost(bus, &lost, { message, context, _ in
+                Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameLost(message!)
+            }, context)
+        }
+        slots = [main, compass, owners, lost]
+        guard result >= 0 else {
+            release()
+            throw SystemBusError(operation: "serving /net/hadess/SensorProxy", code: -result)
+        }
+    }
+
+    /// Asks for net.hadess.SensorProxy, replacing an owner that allows it (iio-sensor-proxy does).
+    func requestName() -> BusNameOutcome {
+        let result = sd_bus_request_name(bus, Self.wellKnownName, UInt64(SD_BUS_NAME_REPLACE_EXISTING))
+        switch result {
+        case 0...: return .acquired
+        case -EEXIST: return .refused("\(Self.wellKnownName) is owned by another process that does not allow replacement")
+        case -EACCES, -EPERM: return .refused("the bus policy does not let this user own \(Self.wellKnownName) (see /usr/share/dbus-1/system.d/)")
+        default: return .refused("requesting \(Self.wellKnownName): \(String(cString: strerror(-result)))")
+        }
+    }
+
+    /// Starts the bus thread; `onEvent` is called on it.
+    func start(onEvent: @escaping @Sendable (SystemBusEvent) -> Void) {
+        self.onEvent = onEvent
+        thread = WorkerThread(name: "orientd-dbus") { [self] in run() }
+    }
+
+    /// Hands a command to the bus thread (from any thread).
+    func submit(_ command: SystemBusCommand) {
+        inbox.withLockedValue { $0.commands.append(command) }
+        wakeup.signal()
+    }
+
+    /// Stops the thread, gives the name back and closes the connection. Calls not answered yet are
+    /// dropped (their callers get an error from the bus when the connection closes).
+    func stop() {
+        inbox.withLockedValue { $0.stopping = true }
+        wakeup.signal()
+        thread?.join()
+        thread = nil
+        release()
+    }
+
+    private func release() {
+        for message in openCalls.values { sd_bus_message_unref(message) }
+        openCalls = [:]
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        sd_bus_flush_close_unref(bus)
+        object.deallocate()
+    }
+
+    // MARK: - The bus thread
+
+    private func run() {
+        while true {
+            var processed: Int32
+            repeat { processed = sd_bus_process(bus, nil) } while processed > 0
+            if processed < 0 {
+                onEvent(.disconnected("the system bus connection broke: \(String(cString: strerror(-processed)))"))
+                return
+            }
+            let (commands, stopping) = inbox.withLockedValue { inbox in
+                defer { inbox.commands = [] }
+                return (inbox.commands, inbox.stopping)
+            }
+            if stopping { return }
+            if !commands.isEmpty {
+                commands.forEach(perform)
+                continue  // what they queued goes out in the next sd_bus_process
+            }
+            var deadline: UInt64 = 0
+            var timeout: Double?
+            if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
+                timeout = max(0, Double(deadline) / 1e6 - MonotonicClock.now())
+            }
+            let events = sd_bus_get_events(bus)
+            _ = wakeup.wait(timeout: timeout, other: sd_bus_get_fd(bus), otherEvents: Int16(truncatingIfNeeded: max(events, 0)))
+        }
+    }
+
+    private func received(_ message: OpaquePointer, method: orientd_sp_method) -> Int32 {
+        guard let method = SensorProxyMethod(rawValue: Int(method.rawValue)), let sender = sd_bus_message_get_sender(message) else {
+            return -EINVAL
+        }
+        let id = nextCallID
+        nextCallID += 1
+        openCalls[id] = sd_bus_message_ref(message)
+        onEvent(.call(BusCall(id: id, sender: String(cString: sender), method: method)))
+        return 1
+    }
+
+    private func nameOwnerChanged(_ message: OpaquePointer) -> Int32 {
+        var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
+        guard orientd_bus_read_name_owner_changed(message, &name, &old, &new) >= 0, let name, let new else { return 0 }
+        // A unique name leaving: its new owner is empty.
+        if name.pointee == CChar(UInt8(ascii: ":")), new.pointee == 0 { onEvent(.nameVanished(String(cString: name))) }
+        return 0
+    }
+
+    private func nameLost(_ message: OpaquePointer) -> Int32 {
+        var name: UnsafePointer<CChar>?
+        if orientd_bus_read_string(message, &name) >= 0, let name, String(cString: name) == Self.wellKnownName { onEvent(.nameLost) }
+        return 0
+    }
+
+    private func perform(_ command: SystemBusCommand) {
+        switch command {
+        case .reply(let call):
+            guard let message = openCalls.removeValue(forKey: call.id) else { return }
+            _ = orientd_bus_reply_empty(message)
+            sd_bus_message_unref(message)
+        case .fail(let call, let name, let text):
+            guard let message = openCalls.removeValue(forKey: call.id) else { return }
+            _ = orientd_bus_reply_error(message, name, text)
+            sd_bus_message_unref(message)
+        case .setValues(let values):
+            _ = orientd_sp_set_values(object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
+        case .emitChanged(let destination, let changes):
+            _ = orientd_sp_emit_accelerometer_changed(bus, object, destination, Int32(changes.rawValue))
+        case .authorize(let call, let action):
+            let request = Unmanaged.passRetained(PendingAuthorization(connection: self, call: call)).toOpaque()
+            let result = orientd_bus_check_authorization_async(bus, nil, call.sender, action, { reply, context, _ in
+                let request = Unmanaged<PendingAuthorization>.fromOpaque(context!).takeRetainedValue()
+                request.connection.onEvent(.authorization(request.call, SystemBusConnection.readAuthorization(reply!)))
+                return 0
+            }, request)
+            if result < 0 {
+                Unmanaged<PendingAuthorization>.fromOpaque(request).release()
+                onEvent(.authorization(call, .failed("asking polkit: \(String(cString: strerror(-result)))")))
+            }
+        case .identify(let call):
+            guard let message = openCalls[call.id] else { return }
+            var uid: uid_t = 0, gid: gid_t = 0, pid: pid_t = 0
+            let result = orientd_bus_sender_identity(message, &uid, &gid, &pid)
+            onEvent(.authorization(call, result < 0 ? .failed("asking the bus who \(call.sender) is: \(String(cString: strerror(-result)))")
+                                                    : .identity(PeerCredentials(pid: pid, uid: uid, gid: gid))))
+        }
+    }
+
+    private static func readAuthorization(_ reply: OpaquePointer) -> BusAuthorization {
+        if sd_bus_message_is_method_error(reply, nil) != 0 {
+            let error = sd_bus_message_get_error(reply)
+            let name = error?.pointee.name.map { String(cString: $0) } ?? "an error"
+            if name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" { return .polkitAbsent }
+            let text = error?.pointee.message.map { String(cString: $0) } ?? ""
+            return .failed("polkit answered \(name)\(text.isEmpty ? "" : ": \(text)")")
+        }
+        switch orientd_bus_read_authorization(reply) {
+        case 1: return .allowed
+        case 0: return .denied
+        case let code: return .failed("polkit's answer could not be read: \(String(cString: strerror(-code)))")
+        }
+    }
+
+    private final class PendingAuthorization {
+        let connection: SystemBusConnection
+        let call: BusCall
+        init(connection: SystemBusConnection, call: BusCall) {
+            self.connection = connection
+            self.call = call
+        }
+    }
+}
