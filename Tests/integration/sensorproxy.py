@@ -1,0 +1,144 @@
+"""A private system bus for the net.hadess.SensorProxy tests, and a Gio client of it.
+
+There is no system bus on a build machine: a dbus-daemon of type `system` on a socket in a
+temporary directory stands in for it, and every process of a test (orientd, monitor-sensor, Qt,
+the Gio client) is pointed at it with DBUS_SYSTEM_BUS_ADDRESS, which libsystemd, GLib and libdbus
+all honour."""
+import os
+import subprocess
+import tempfile
+import time
+
+import gi
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+NAME = "net.hadess.SensorProxy"
+PATH = "/net/hadess/SensorProxy"
+INTERFACE = "net.hadess.SensorProxy"
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def clean_env(**extra):
+    """The environment for processes that must not see umockdev's preload (the bus, the clients)."""
+    env = {key: value for key, value in os.environ.items() if key not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
+    env.update(extra)
+    return env
+
+
+class PrivateSystemBus:
+    """dbus-daemon of type system on a private socket; `address` is its DBUS_SYSTEM_BUS_ADDRESS."""
+
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="orientd-bus-")
+        os.chmod(self.directory, 0o755)  # a test connects as another user too
+        socket = os.path.join(self.directory, "system_bus_socket")
+        config = os.path.join(self.directory, "bus.conf")
+        with open(config, "w") as handle:
+            handle.write(BUS_CONFIG.format(socket=socket))
+        self.process = subprocess.Popen(["dbus-daemon", "--config-file", config, "--nofork", "--print-address=1"],
+                                        stdout=subprocess.PIPE, text=True, env=clean_env())
+        # The daemon prints its address once it listens: no guessing how long that takes.
+        self.address = self.process.stdout.readline().strip()
+        if not self.address:
+            raise RuntimeError("dbus-daemon did not start")
+
+    def env(self, base=None, **extra):
+        env = dict(base if base is not None else clean_env())
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        env.update(extra)
+        return env
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+class BusClient:
+    """One connection to the private bus (one unique name), recording the PropertiesChanged
+    signals that reach it."""
+
+    def __init__(self, bus):
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        self.connection = Gio.DBusConnection.new_for_address_sync(bus.address, flags, None, None)
+        self.changes = []
+        self.connection.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", PATH, None,
+                                         Gio.DBusSignalFlags.NONE, self._changed)
+
+    @property
+    def unique_name(self):
+        return self.connection.get_unique_name()
+
+    def _changed(self, connection, sender, path, interface, signal, parameters):
+        name, changed, invalidated = parameters.unpack()
+        self.changes.append(changed)
+
+    def call(self, member, parameters=None, interface=INTERFACE, path=PATH, reply_type=None, timeout=5):
+        result = self.connection.call_sync(NAME, path, interface, member, parameters,
+                                           GLib.VariantType(reply_type) if reply_type else None,
+                                           Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
+        return result.unpack() if result is not None else None
+
+    def get(self, prop, interface=INTERFACE, path=PATH):
+        return self.call("Get", GLib.Variant("(ss)", (interface, prop)), interface="org.freedesktop.DBus.Properties", path=path)[0]
+
+    def get_all(self, interface=INTERFACE, path=PATH):
+        return self.call("GetAll", GLib.Variant("(s)", (interface,)), interface="org.freedesktop.DBus.Properties", path=path)[0]
+
+    def introspect(self, path=PATH):
+        return self.call("Introspect", None, interface="org.freedesktop.DBus.Introspectable", path=path)[0]
+
+    def wait_for(self, predicate, timeout=10, what="a PropertiesChanged"):
+        """Dispatches the connection's messages until predicate(self) holds."""
+        context = GLib.MainContext.default()
+        deadline = time.monotonic() + timeout
+        while not predicate(self):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; changes so far: {self.changes}")
+            # Blocks until a message arrives or the wake-up source below fires.
+            source = GLib.timeout_add(100, lambda: False)
+            context.iteration(True)
+            GLib.source_remove(source) if context.find_source_by_id(source) else None
+        return True
+
+    def orientations(self):
+        return [change["AccelerometerOrientation"] for change in self.changes if "AccelerometerOrientation" in change]
+
+    def sync(self):
+        """A round trip to orientd: every signal it sent this connection before is dispatched after."""
+        self.get("HasAccelerometer")
+        context = GLib.MainContext.default()
+        while context.pending():
+            context.iteration(False)
+
+    def wait_for_name(self, name, start, timeout=10):
+        """Runs `start` and waits until `name` has an owner on the bus (NameOwnerChanged)."""
+        owners = []
+        self.connection.signal_subscribe("org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                                         "/org/freedesktop/DBus", name, Gio.DBusSignalFlags.NONE,
+                                         lambda *args: owners.append(args[5].unpack()[2]))
+        started = start()
+        self.sync()  # the subscription is in place before anything could have taken the name
+        self.wait_for(lambda _: any(owners), timeout, what=f"{name} on the bus")
+        return started
+
+    def close(self):
+        if not self.connection.is_closed():
+            self.connection.close_sync(None)

@@ -1,0 +1,224 @@
+"""net.hadess.SensorProxy on a private system bus, over a umockdev accelerometer, with clients
+nobody here wrote: Debian's monitor-sensor, Qt's QOrientationSensor (Qt Sensors' iio-sensor-proxy
+backend) and a Gio client."""
+import os
+import subprocess
+import unittest
+
+from gi.repository import GLib
+
+from sensorproxy import BusClient, PrivateSystemBus, clean_env
+from testbed import G, TestbedCase
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display frame
+    "normal": (0, -1000, 0), "left-up": (1000, 0, 0), "right-up": (-1000, 0, 0), "bottom-up": (0, 1000, 0),
+    "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
+}
+
+
+class LineReader:
+    """A client's stdout, read line by line as it comes (select-based, with a deadline)."""
+
+    def __init__(self, process):
+        self.process = process
+        self.lines = []
+        self.buffer = b""
+
+    def wait_for(self, text, timeout=10, after=0):
+        """Reads until a line from index `after` on contains `text`."""
+        import select
+        import time
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.lines[after:]):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"timed out waiting for {text!r}; lines so far: {self.lines}")
+            ready, _, _ = select.select([self.process.stdout], [], [], remaining)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                if not chunk:
+                    raise AssertionError(f"client exited ({self.process.wait()}) before {text!r}; lines: {self.lines}")
+                self.buffer += chunk
+                *complete, self.buffer = self.buffer.split(b"\n")
+                self.lines += [line.decode(errors="replace") for line in complete]
+
+
+class SensorProxyCase(TestbedCase):
+    """orientd serving the private bus with polkit checks off (the polkit tests turn them on)."""
+    polkit = False
+
+    def setUp(self):
+        super().setUp()
+        self.bus = PrivateSystemBus()
+        self.addCleanup(self.bus.stop)
+        self.device = self.bed.add_accelerometer(0, raw=RAW["normal"])
+        args = ["serve", "--socket", os.path.join(self.bus.directory, "orientd.sock"), "--config", "/dev/null",
+                "--dbus", "on", "--claim-linger", "0", "--log-level", "debug"]
+        if not self.polkit:
+            args.append("--no-dbus-polkit")
+        self.daemon = self.start(*args, env=self.bus.env(self.bed.env()))
+        self.daemon.wait_for(lambda d: d.stderr_contains("serving net.hadess.SensorProxy"), what="the bus name")
+
+    def pose(self, name):
+        self.bed.set_raw(self.device, *RAW[name])
+
+    def client(self):
+        client = BusClient(self.bus)
+        self.addCleanup(client.close)
+        return client
+
+    def spawn(self, *argv):
+        process = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self.bus.env())
+        self.addCleanup(lambda: (process.terminate(), process.wait(10)))
+        return LineReader(process)
+
+
+class RealClients(SensorProxyCase):
+    def test_monitor_sensor_prints_the_accelerometer_and_each_rotation(self):
+        monitor = self.spawn("monitor-sensor")
+        # monitor-sensor reads the property before it claims, when nothing has sampled yet.
+        monitor.wait_for("=== Has accelerometer")
+        monitor.wait_for("Accelerometer orientation changed: normal")
+        for name in ("left-up", "bottom-up", "right-up", "normal"):
+            seen_before = len(monitor.lines)
+            self.pose(name)
+            monitor.wait_for(f"Accelerometer orientation changed: {name}", after=seen_before)
+        changes = [line.split(": ")[1] for line in monitor.lines if "orientation changed" in line]
+        self.assertEqual(changes, ["normal", "left-up", "bottom-up", "right-up", "normal"])
+
+    def test_qt_orientation_sensor_reads_each_rotation(self):
+        qt = self.spawn("/usr/bin/python3", os.path.join(HERE, "qt_orientation.py"))
+        qt.wait_for("start")
+        for pose, reading in (("left-up", "LeftUp"), ("right-up", "RightUp"), ("bottom-up", "TopDown"), ("normal", "TopUp")):
+            seen_before = len(qt.lines)
+            self.pose(pose)
+            qt.wait_for(reading, after=seen_before)
+        seen = qt.lines[qt.lines.index("start") + 1:]
+        readings = [line for index, line in enumerate(seen) if index == 0 or seen[index - 1] != line]
+        self.assertEqual(readings[-4:], ["LeftUp", "RightUp", "TopDown", "TopUp"])
+
+
+class Interface(SensorProxyCase):
+    def test_introspection_lists_every_member_of_both_objects(self):
+        client = self.client()
+        xml = client.introspect()
+        for member in ("HasAccelerometer", "AccelerometerOrientation", "AccelerometerTilt", "HasAmbientLight", "LightLevelUnit",
+                       "LightLevel", "HasProximity", "ProximityNear", "ClaimAccelerometer", "ReleaseAccelerometer",
+                       "ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity", "org.freedesktop.DBus.Peer",
+                       "org.freedesktop.DBus.Properties", '<node name="Compass"/>'):
+            self.assertIn(member, xml)
+        compass = client.introspect("/net/hadess/SensorProxy/Compass")
+        for member in ("HasCompass", "CompassHeading", "ClaimCompass", "ReleaseCompass"):
+            self.assertIn(member, compass)
+        properties = client.get_all()
+        self.assertEqual(properties["HasAccelerometer"], True)
+        self.assertEqual((properties["HasAmbientLight"], properties["LightLevelUnit"], properties["HasProximity"]), (False, "lux", False))
+        self.assertEqual(client.get("HasCompass", "net.hadess.SensorProxy.Compass", "/net/hadess/SensorProxy/Compass"), False)
+
+    def test_the_first_claim_returns_with_an_orientation_to_read(self):
+        client = self.client()
+        client.call("ClaimAccelerometer")
+        self.assertEqual(client.get("AccelerometerOrientation"), "normal")
+        self.assertEqual(client.get("AccelerometerTilt"), "vertical")
+
+    def test_other_sensors_claims_succeed_and_change_nothing(self):
+        client = self.client()
+        for member in ("ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"):
+            client.call(member)
+        client.call("ClaimCompass", interface="net.hadess.SensorProxy.Compass", path="/net/hadess/SensorProxy/Compass")
+        self.assertEqual(client.get("HasAmbientLight"), False)
+
+    def test_claims_nest_per_name_and_changes_reach_claimants_only(self):
+        claimant, bystander = self.client(), self.client()
+        claimant.call("ClaimAccelerometer")
+        claimant.call("ClaimAccelerometer")
+        claimant.call("ReleaseAccelerometer")  # one release ends the name's claim, as in iio-sensor-proxy
+        claimant.call("ReleaseAccelerometer")  # a release without a claim succeeds
+        claimant.call("ClaimAccelerometer")
+        self.pose("left-up")
+        claimant.wait_for(lambda c: "left-up" in c.orientations())
+        bystander.sync()
+        self.assertEqual(bystander.changes, [])
+        self.assertEqual(bystander.get("AccelerometerOrientation"), "left-up")
+
+    def test_face_up_keeps_the_last_upright_orientation_and_reports_the_tilt(self):
+        client = self.client()
+        client.call("ClaimAccelerometer")
+        self.pose("right-up")
+        client.wait_for(lambda c: "right-up" in c.orientations())
+        self.pose("face-up")
+        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-up" for change in c.changes), what="face-up")
+        self.assertEqual(client.get("AccelerometerOrientation"), "right-up")
+        self.pose("face-down")
+        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-down" for change in c.changes), what="face-down")
+        self.assertNotIn("undefined", client.orientations())
+
+    def test_a_vanished_claimant_releases_the_sensor(self):
+        client = self.client()
+        client.call("ClaimAccelerometer")
+        self.daemon.wait_for(lambda d: d.stderr_contains("sampling starts"), what="sampling")
+        client.close()
+        self.daemon.wait_for(lambda d: d.stderr_contains("claimant left the bus"), what="the claim to end")
+        self.daemon.wait_for(lambda d: d.stderr_contains("no claims left: sampling stops"), what="sampling to stop")
+
+
+class BadInput(SensorProxyCase):
+    def test_wrong_calls_get_dbus_errors_and_the_daemon_serves_on(self):
+        client, claimant = self.client(), self.client()
+        claimant.call("ClaimAccelerometer")
+        cases = [
+            (lambda: client.call("ClaimAccelerometer", GLib.Variant("(s)", ("extra",))), "InvalidArgs"),
+            (lambda: client.call("Explode"), "UnknownMethod"),
+            (lambda: client.call("Set", GLib.Variant("(ssv)", (
+                "net.hadess.SensorProxy", "AccelerometerOrientation", GLib.Variant("s", "normal"))),
+                interface="org.freedesktop.DBus.Properties"), "PropertyReadOnly"),
+            (lambda: client.get("NoSuchProperty"), "UnknownProperty"),
+        ]
+        for call, error in cases:
+            with self.assertRaises(GLib.Error) as raised:
+                call()
+            self.assertIn(error, raised.exception.message)
+        for _ in range(50):  # a flood of names that claim and vanish
+            passer = BusClient(self.bus)
+            passer.call("ClaimAccelerometer")
+            passer.close()
+        self.pose("bottom-up")
+        claimant.wait_for(lambda c: "bottom-up" in c.orientations())
+
+
+class Polkit(SensorProxyCase):
+    polkit = True
+
+    def start_polkit(self, allowed):
+        client = self.client()
+        mock = client.wait_for_name("org.freedesktop.PolicyKit1", lambda: subprocess.Popen(
+            ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "polkitd"], stdout=subprocess.DEVNULL, env=self.bus.env()))
+        self.addCleanup(lambda: (mock.terminate(), mock.wait(10)))
+        client.connection.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                                    "org.freedesktop.DBus.Mock", "SetAllowed", GLib.Variant("(as)", (allowed,)),
+                                    None, 0, 5000, None)
+
+    def test_polkit_allows_the_claim_action(self):
+        self.start_polkit(["net.hadess.SensorProxy.claim-sensor"])
+        self.client().call("ClaimAccelerometer")
+
+    def test_polkit_denies_other_claims(self):
+        self.start_polkit([])
+        with self.assertRaises(GLib.Error) as raised:
+            self.client().call("ClaimAccelerometer")
+        self.assertIn("AccessDenied", raised.exception.message)
+
+    def test_without_polkit_root_may_claim_and_others_may_not(self):
+        self.client().call("ClaimAccelerometer")  # the tests run as root
+        self.daemon.wait_for(lambda d: d.stderr_contains("polkit is not on the system bus"), what="the fallback to be logged")
+        result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "gdbus", "call", "--system",
+                                 "--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
+                                 "--method", "net.hadess.SensorProxy.ClaimAccelerometer"],
+                                capture_output=True, text=True, env=self.bus.env())
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("AccessDenied", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
