@@ -15,45 +15,17 @@ import gi
 gi.require_version("UMockdev", "1.0")
 from gi.repository import Gio, GLib, UMockdev  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "integration"))
+from sensorproxy import PrivateSystemBus  # noqa: E402
+
 SCALE = 0.00981  # m/s² per raw unit written to in_accel_scale
-
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={path}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-"""
-
-
-class PrivateBus:
-    def __init__(self, directory):
-        self.path = os.path.join(directory, "system_bus_socket")
-        config = os.path.join(directory, "bus.conf")
-        with open(config, "w") as handle:
-            handle.write(BUS_CONFIG.format(path=self.path))
-        self.process = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.address = self.process.stdout.readline().decode().strip()
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
-
 
 class PeerRun:
     """iio-sensor-proxy on a testbed with one accelerometer; `record()` returns (t, name) changes."""
 
     def __init__(self, mount_matrix=None):
         self.directory = tempfile.mkdtemp(prefix="peer-")
-        self.bus = PrivateBus(self.directory)
+        self.bus = PrivateSystemBus()
         self.bed = UMockdev.Testbed.new()
         properties = ["IIO_SENSOR_PROXY_TYPE", "iio-poll-accel", "NAME", '"accel"']
         if mount_matrix:
