@@ -3,6 +3,7 @@ systemd-socket-activate, SIGHUP reload, journald log format, and the unit files 
 own tools."""
 import json
 import os
+import select
 import socket
 import subprocess
 import tempfile
@@ -116,10 +117,11 @@ class SocketActivation(unittest.TestCase):
                                       "--socket", os.path.join(directory, "unused.sock")],
                                      stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(lambda: activator.poll() is None and (activator.kill(), activator.wait()))
-        deadline = time.monotonic() + 10
-        while not os.path.exists(path):  # systemd-socket-activate binds before it starts anything
-            self.assertLess(time.monotonic(), deadline)
-            time.sleep(0.02)
+        # systemd-socket-activate says so once the socket listens (the file exists from bind(),
+        # a moment earlier, when a connection is still refused).
+        ready, _, _ = select.select([activator.stderr], [], [], 10)
+        self.assertTrue(ready, "systemd-socket-activate said nothing")
+        self.assertIn(b"Listening on", activator.stderr.readline())
         client = Client(path)  # the first connection starts the daemon, which takes over the socket
         self.assertEqual(client.hello["type"], "hello")
         self.assertTrue(client.request("get")["ok"])
