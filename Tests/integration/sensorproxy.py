@@ -113,9 +113,11 @@ class BusClient:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; changes so far: {self.changes}")
             # Blocks until a message arrives or the wake-up source below fires.
-            source = GLib.timeout_add(100, lambda: False)
+            fired = []
+            source = GLib.timeout_add(100, lambda: fired.append(True))  # returns None: runs once
             context.iteration(True)
-            GLib.source_remove(source) if context.find_source_by_id(source) else None
+            if not fired:
+                GLib.source_remove(source)
         return True
 
     def orientations(self):

@@ -2,7 +2,9 @@
 nobody here wrote: Debian's monitor-sensor, Qt's QOrientationSensor (Qt Sensors' iio-sensor-proxy
 backend) and a Gio client."""
 import os
+import select
 import subprocess
+import time
 import unittest
 
 from gi.repository import GLib
@@ -27,8 +29,6 @@ class LineReader:
 
     def wait_for(self, text, timeout=10, after=0):
         """Reads until a line from index `after` on contains `text`."""
-        import select
-        import time
         deadline = time.monotonic() + timeout
         while not any(text in line for line in self.lines[after:]):
             remaining = deadline - time.monotonic()
