@@ -15,6 +15,10 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR      ?= $(PREFIX)/share/doc/orientd
 SYSCONFDIR  ?= /etc
+# The bus reads policies from /etc/dbus-1/system.d and /usr/share/dbus-1/system.d only, polkit its
+# actions from /usr/share/polkit-1/actions only: a /usr/local install puts them where they are read.
+DBUSPOLICYDIR ?= $(SYSCONFDIR)/dbus-1/system.d
+POLKITACTIONSDIR ?= /usr/share/polkit-1/actions
 ORIENTD_BIN ?= .build/release/orientd
 ORIENTCTL_BIN ?= .build/release/orientctl
 FUZZ_SECONDS ?= 20
@@ -159,6 +163,7 @@ package-files: release-static
 # What the package holds, laid out as Debian wants it (used by debian/rules).
 install-package-files:
 	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d \
+		DBUSPOLICYDIR=/usr/share/dbus-1/system.d \
 		ORIENTD_BIN=$(STATIC_BUILD)/release/orientd ORIENTCTL_BIN=$(STATIC_BUILD)/release/orientctl
 	install -d $(DESTDIR)/usr/share/man/man1 $(DESTDIR)/usr/share/man/man5 $(DESTDIR)/usr/share/man/man8
 	install -m644 $(PACKAGE_OUT)/man/orientctl.1 $(DESTDIR)/usr/share/man/man1/
@@ -201,6 +206,8 @@ install-files:
 	install -Dm644 systemd/60-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules
 	install -Dm644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
 	install -Dm644 systemd/orientd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/orientd.conf
+	install -Dm644 systemd/net.hadess.SensorProxy.conf $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.conf
+	install -Dm644 systemd/net.hadess.SensorProxy.policy $(DESTDIR)$(POLKITACTIONSDIR)/net.hadess.SensorProxy.policy
 	install -Dm644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -d $(DESTDIR)$(DOCDIR)/docs
 	install -m644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
@@ -212,6 +219,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl
 	rm -f $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf $(DESTDIR)$(TMPFILESDIR)/orientd.conf
+	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.conf $(DESTDIR)$(POLKITACTIONSDIR)/net.hadess.SensorProxy.policy
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(wildcard docs/*.md))
 	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/orientd/orientd.toml (remove it by hand if you no longer need it)"

@@ -22,6 +22,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let activatedSocket: Int32?
     /// A pthread lock, which ThreadSanitizer sees (see ``DetectionStage``).
     private let hubLock = NIOLockedValueBox<OrientationHub?>(nil)
+    private let busLock = NIOLockedValueBox<SensorProxyService?>(nil)
 
     /// - Parameters:
     ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
@@ -42,6 +43,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         guard let hub = hubLock.withLockedValue({ $0 }) else { return nil }
         notifier.notify("RELOADING=1")
         let restart = try? await hub.eventLoop.submit { hub.reload(new) }.get()
+        try? await busLock.withLockedValue({ $0 })?.apply(new, atStart: false)
         notifier.notify("READY=1\nSTATUS=\((try? await hub.eventLoop.submit { hub.statusLine }.get()) ?? "")")
         return restart
     }
@@ -82,9 +84,10 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
-        let bus: SystemBusConnection?
+        let bus = SensorProxyService(hub: hub)
+        busLock.withLockedValue { $0 = bus }
         do {
-            bus = try await startSystemBus(hub: hub, loop: loop)
+            try await bus.apply(configuration, atStart: true)
         } catch {
             acceptor.stop()
             if activatedSocket == nil { unlink(configuration.socketPath) }
@@ -115,59 +118,12 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         watchdog?.cancel()
         laterRelease.cancel()
         logger.notice("shutting down")
-        try? await loop.submit {
-            hub.sensorProxy?.stop()
-            hub.sensorProxy = nil
-        }.get()
-        bus?.stop()
+        await bus.stop()
         try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
         acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()  // returns after the last event was passed on
         try? await group.shutdownGracefully()
-    }
-
-    /// net.hadess.SensorProxy on the system bus, as `[dbus] mode` says: nil when not served (off,
-    /// the bus unreachable in `auto`, or the name held by a process that does not give it up).
-    /// Throws in `on` when the bus is unreachable.
-    private func startSystemBus(hub: OrientationHub, loop: any EventLoop) async throws(SystemBusError) -> SystemBusConnection? {
-        guard configuration.dbusMode != .off else { return nil }
-        let logger = Logger(label: "orientd.dbus")
-        let connection: SystemBusConnection
-        do {
-            connection = try SystemBusConnection()
-        } catch {
-            if configuration.dbusMode == .on { throw error }
-            logger.notice("the system bus is not reachable: net.hadess.SensorProxy is not served", metadata: ["reason": "\(error)"])
-            return nil
-        }
-        if case .refused(let reason) = connection.requestName() {
-            logger.warning("net.hadess.SensorProxy is not served", metadata: ["reason": "\(reason)"])
-            connection.stop()
-            return nil
-        }
-        let checksPolkit = configuration.dbusPolkit
-        let frontEnd = try? await loop.submit {
-            let frontEnd = SensorProxyFrontEnd(hub: hub, checksPolkit: checksPolkit, submit: { connection.submit($0) })
-            hub.sensorProxy = frontEnd
-            frontEnd.start()
-            return frontEnd
-        }.get()
-        connection.start { event in
-            loop.execute {
-                switch event {
-                case .nameLost, .disconnected:
-                    let reason = if case .disconnected(let text) = event { text } else { "another process took \(SystemBusConnection.wellKnownName) over" }
-                    logger.warning("net.hadess.SensorProxy is no longer served", metadata: ["reason": "\(reason)"])
-                    hub.sensorProxy?.stop()
-                    hub.sensorProxy = nil
-                default:
-                    frontEnd?.handle(event)
-                }
-            }
-        }
-        logger.notice("serving net.hadess.SensorProxy on the system bus", metadata: ["polkit": "\(checksPolkit)"])
-        return connection
     }
 
     /// Code that ran once goes back to the kernel: at readiness, start-up's; a minute later, that of

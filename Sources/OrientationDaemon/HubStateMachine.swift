@@ -90,7 +90,7 @@ struct HubStateMachine {
         self.configuration = configuration
         sessions = ResolverSessions(maximumNodes: configuration.maximumSessionNodes)
         systemSession = Self.makeSystemSession(configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
-        state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart)
+        state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart, dbus: "off")
         systemSessionLaunchError = systemSession.apply(.launch).error
         state.interface = systemSession.state.interface
     }
@@ -291,6 +291,15 @@ struct HubStateMachine {
         let from = state.sensor
         state.sensor = status
         publish(.sensor(from: from, to: status), at: time)
+    }
+
+    // MARK: - Front ends
+
+    /// The D-Bus front end's status (`serving`, `off`, `not served: WHY`), for `get`. It is no
+    /// event: nothing a client follows changes with it.
+    mutating func systemBusStatusChanged(_ status: String) -> [HubAction] {
+        state.dbus = status
+        return [.statusChanged]
     }
 
     // MARK: - Orientation changes

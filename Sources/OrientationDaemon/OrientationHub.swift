@@ -120,6 +120,12 @@ public final class OrientationHub: @unchecked Sendable {
         if let change = detection.advance(to: now) { perform(machine.deviceDetected(change.to, at: now)) }
     }
 
+    /// What became of net.hadess.SensorProxy (``SensorProxyService``).
+    func setSystemBusStatus(_ status: String) {
+        eventLoop.preconditionInEventLoop()
+        perform(machine.systemBusStatusChanged(status))
+    }
+
     // MARK: - Configuration and shutdown
 
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart to change.

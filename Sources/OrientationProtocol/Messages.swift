@@ -21,14 +21,18 @@ public struct DaemonState: Sendable, Hashable {
     public var locked: Bool
     /// The sensor's identifier (`iio:device0`, `replay:FILE`), when there is one.
     public var sensorName: String?
+    /// net.hadess.SensorProxy on the system bus: `serving`, `off`, or `not served: WHY`; nil from a
+    /// server older than the field.
+    public var dbus: String?
 
     public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
-                locked: Bool = false, sensorName: String? = nil) {
+                locked: Bool = false, sensorName: String? = nil, dbus: String? = nil) {
         self.device = device
         self.interface = interface
         self.sensor = sensor
         self.locked = locked
         self.sensorName = sensorName
+        self.dbus = dbus
     }
 
     public var json: JSONValue {
@@ -38,6 +42,7 @@ public struct DaemonState: Sendable, Hashable {
             ("sensor", .string(sensor.rawValue)),
             ("locked", .bool(locked)),
             ("sensorName", sensorName.map { .string($0) } ?? .null),
+            ("dbus", dbus.map { .string($0) } ?? .null),
         ])
     }
 
@@ -48,6 +53,7 @@ public struct DaemonState: Sendable, Hashable {
         sensor = try reader.required("sensor").enumeration(SensorStatus.self)
         locked = try reader.required("locked").bool()
         sensorName = try reader.optional("sensorName")?.string()
+        dbus = try reader.optional("dbus")?.string()
     }
 }
 

@@ -75,7 +75,7 @@ func rejection(_ error: any Error) -> ExitCode {
 }
 
 func describe(_ state: DaemonState) -> String {
-    "device: \(state.device)\ninterface: \(state.interface)\nsensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")\nlocked: \(state.locked ? "yes" : "no")"
+    "device: \(state.device)\ninterface: \(state.interface)\nsensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")\nlocked: \(state.locked ? "yes" : "no")\(state.dbus.map { "\ndbus: \($0)" } ?? "")"
 }
 
 struct Get: AsyncParsableCommand {

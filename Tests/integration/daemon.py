@@ -21,14 +21,16 @@ POSES = {  # gravity-pointing display frame (detection.md §1)
 class Daemon:
     """`orientd serve --sensor stdin` on a socket in a fresh directory; poses are written to its stdin."""
 
-    def __init__(self, *args, sensor="stdin", socket_path=None, open_files=None):
-        """`open_files`: the (soft, hard) RLIMIT_NOFILE the daemon starts with."""
+    def __init__(self, *args, sensor="stdin", socket_path=None, open_files=None, **popen):
+        """`open_files`: the (soft, hard) RLIMIT_NOFILE the daemon starts with; `popen`: more of
+        subprocess.Popen's arguments (env, user, group)."""
         self.directory = tempfile.mkdtemp(prefix="orientd-test-")
         os.chmod(self.directory, 0o755)  # reachable by the unprivileged test users too
         self.socket_path = socket_path or os.path.join(self.directory, "orientd.sock")
         self.process = subprocess.Popen([ORIENTD, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
                                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                        preexec_fn=open_files and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)))
+                                        preexec_fn=open_files and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)),
+                                        **popen)
         self.log = []
         self.partial = b""
         self.start = time.monotonic()

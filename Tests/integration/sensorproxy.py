@@ -43,16 +43,47 @@ def clean_env(**extra):
     return env
 
 
-class PrivateSystemBus:
-    """dbus-daemon of type system on a private socket; `address` is its DBUS_SYSTEM_BUS_ADDRESS."""
+# The default policy of a Debian system bus (dbus's system.conf): nobody may own a name or call a
+# method unless a policy file says so; signals, replies and the bus driver are open.
+RESTRICTIVE_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  <include>{policy}</include>
+</busconfig>
+"""
 
-    def __init__(self):
+
+class PrivateSystemBus:
+    """dbus-daemon of type system on a private socket; `address` is its DBUS_SYSTEM_BUS_ADDRESS.
+    With `policy`, the bus has Debian's restrictive default policy and includes that file;
+    without, anyone may do anything."""
+
+    def __init__(self, policy=None):
         self.directory = tempfile.mkdtemp(prefix="orientd-bus-")
         os.chmod(self.directory, 0o755)  # a test connects as another user too
         socket = os.path.join(self.directory, "system_bus_socket")
         config = os.path.join(self.directory, "bus.conf")
         with open(config, "w") as handle:
-            handle.write(BUS_CONFIG.format(socket=socket))
+            template = RESTRICTIVE_BUS_CONFIG if policy else BUS_CONFIG
+            handle.write(template.format(socket=socket, policy=policy))
         self.process = subprocess.Popen(["dbus-daemon", "--config-file", config, "--nofork", "--print-address=1"],
                                         stdout=subprocess.PIPE, text=True, env=clean_env())
         # The daemon prints its address once it listens: no guessing how long that takes.

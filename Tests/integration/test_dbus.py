@@ -4,15 +4,18 @@ backend) and a Gio client."""
 import os
 import select
 import subprocess
+import tempfile
 import time
 import unittest
 
 from gi.repository import GLib
 
-from sensorproxy import BusClient, PrivateSystemBus, clean_env
-from testbed import G, TestbedCase
+from daemon import Daemon
+from sensorproxy import BusClient, PrivateSystemBus
+from testbed import ROOT, TestbedCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+NOBODY = 65534
 RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display frame
     "normal": (0, -1000, 0), "left-up": (1000, 0, 0), "right-up": (-1000, 0, 0), "bottom-up": (0, 1000, 0),
     "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
@@ -218,6 +221,47 @@ class Polkit(SensorProxyCase):
                                 capture_output=True, text=True, env=self.bus.env())
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("AccessDenied", result.stderr)
+
+
+class BusPolicy(unittest.TestCase):
+    """The policy file the package installs (systemd/net.hadess.SensorProxy.conf), on a bus with
+    Debian's restrictive default policy: root and orientd's user may own the name, anyone may call
+    the interface and hears its changes, and another user may not own it."""
+
+    def setUp(self):
+        self.bus = PrivateSystemBus(policy=os.path.join(ROOT, "systemd", "net.hadess.SensorProxy.conf"))
+        self.addCleanup(self.bus.stop)
+
+    def daemon(self, **popen):
+        daemon = Daemon("--config", "/dev/null", "--dbus", "on", "--no-dbus-polkit", env=self.bus.env(), **popen)
+        self.addCleanup(daemon.stop)
+        return daemon
+
+    def test_root_owns_the_name_and_anyone_may_claim_and_hear_changes(self):
+        daemon = self.daemon()
+        daemon.wait_for_log("serving net.hadess.SensorProxy")
+        daemon.pose("portrait")
+        script = ("import sys; sys.path.insert(0, %r)\n"
+                  "from sensorproxy import BusClient, PrivateSystemBus\n"
+                  "bus = PrivateSystemBus.__new__(PrivateSystemBus); bus.address = %r\n"
+                  "client = BusClient(bus); client.call('ClaimAccelerometer'); print('claimed', flush=True)\n"
+                  "client.wait_for(lambda c: 'left-up' in c.orientations()); print('left-up', flush=True)\n") % (HERE, self.bus.address)
+        client = subprocess.Popen(["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, env=self.bus.env(), user=NOBODY, group=NOBODY, extra_groups=[])
+        self.addCleanup(lambda: client.poll() is None and (client.kill(), client.wait()))
+        self.assertEqual(client.stdout.readline().strip(), "claimed", client.stderr.read() if client.poll() is not None else "")
+        daemon.pose("landscapeRight")
+        self.assertEqual(client.stdout.readline().strip(), "left-up", client.stderr.read() if client.poll() is not None else "")
+
+    def test_another_user_may_not_own_the_name_and_the_socket_is_served(self):
+        directory = tempfile.mkdtemp(prefix="orientd-nobody-")
+        os.chown(directory, NOBODY, NOBODY)
+        daemon = Daemon("--config", "/dev/null", "--dbus", "auto", socket_path=os.path.join(directory, "orientd.sock"),
+                        env=self.bus.env(), user=NOBODY, group=NOBODY, extra_groups=[])
+        self.addCleanup(daemon.stop)
+        daemon.wait_for_log("net.hadess.SensorProxy is not served")
+        self.assertTrue(any("bus policy does not let this user own" in line for line in daemon.log), daemon.log)
+        self.assertTrue(daemon.client().request("get")["ok"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,98 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// net.hadess.SensorProxy's life: the bus connection and the front end, started, stopped and
+/// started again as `[dbus] mode` and `[dbus] polkit` say (at start and on SIGHUP), with the
+/// outcome reported to the hub for `get`'s `dbus` field.
+final class SensorProxyService: @unchecked Sendable {
+    private let hub: OrientationHub
+    private let logger = Logger(label: "orientd.dbus")
+    /// What runs now, and the settings it was started with (reloads are serialised by the caller).
+    private let running = NIOLockedValueBox<(connection: SystemBusConnection?, mode: DBusMode, polkit: Bool)?>(nil)
+
+    init(hub: OrientationHub) {
+        self.hub = hub
+    }
+
+    /// Serves the bus as `configuration` says. At start, `on` with the bus unreachable throws (the
+    /// daemon exits 69); on a reload it is logged and the socket goes on.
+    func apply(_ configuration: DaemonConfiguration, atStart: Bool) async throws(SystemBusError) {
+        if let current = running.withLockedValue({ $0 }), current.mode == configuration.dbusMode, current.polkit == configuration.dbusPolkit {
+            return
+        }
+        await stop()
+        let connection = try await start(configuration, atStart: atStart)
+        running.withLockedValue { $0 = (connection, configuration.dbusMode, configuration.dbusPolkit) }
+    }
+
+    /// Stops serving: the front end's listeners leave the hub, then the connection closes.
+    func stop() async {
+        guard let current = running.withLockedValue({ running in
+            defer { running = nil }
+            return running
+        }) else { return }
+        let hub = self.hub
+        try? await hub.eventLoop.submit {
+            hub.sensorProxy?.stop()
+            hub.sensorProxy = nil
+        }.get()
+        current.connection?.stop()
+    }
+
+    private func report(_ status: String) async {
+        let hub = self.hub
+        try? await hub.eventLoop.submit { hub.setSystemBusStatus(status) }.get()
+    }
+
+    /// The connection when the name is served; nil otherwise (and the status says why).
+    private func start(_ configuration: DaemonConfiguration, atStart: Bool) async throws(SystemBusError) -> SystemBusConnection? {
+        guard configuration.dbusMode != .off else {
+            await report("off")
+            return nil
+        }
+        let connection: SystemBusConnection
+        do {
+            connection = try SystemBusConnection()
+        } catch {
+            if configuration.dbusMode == .on && atStart { throw error }
+            let level: Logger.Level = configuration.dbusMode == .on ? .error : .notice
+            logger.log(level: level, "the system bus is not reachable: net.hadess.SensorProxy is not served", metadata: ["reason": "\(error)"])
+            await report("not served: the system bus is not reachable (\(error))")
+            return nil
+        }
+        if case .refused(let reason) = connection.requestName() {
+            logger.warning("net.hadess.SensorProxy is not served", metadata: ["reason": "\(reason)"])
+            await report("not served: \(reason)")
+            connection.stop()
+            return nil
+        }
+        let hub = self.hub, logger = self.logger
+        let checksPolkit = configuration.dbusPolkit
+        let frontEnd = try? await hub.eventLoop.submit {
+            let frontEnd = SensorProxyFrontEnd(hub: hub, checksPolkit: checksPolkit, submit: { connection.submit($0) })
+            hub.sensorProxy = frontEnd
+            frontEnd.start()
+            hub.setSystemBusStatus("serving")
+            return frontEnd
+        }.get()
+        connection.start { event in
+            hub.eventLoop.execute {
+                switch event {
+                case .nameLost, .disconnected:
+                    let reason = if case .disconnected(let text) = event { text } else { "another process took \(SystemBusConnection.wellKnownName) over" }
+                    logger.warning("net.hadess.SensorProxy is no longer served", metadata: ["reason": "\(reason)"])
+                    // Only if this front end is still the hub's (a reload may have replaced it).
+                    guard let frontEnd, hub.sensorProxy === frontEnd else { return }
+                    frontEnd.stop()
+                    hub.sensorProxy = nil
+                    hub.setSystemBusStatus("not served: \(reason)")
+                default:
+                    frontEnd?.handle(event)
+                }
+            }
+        }
+        logger.notice("serving net.hadess.SensorProxy on the system bus", metadata: ["polkit": "\(checksPolkit)"])
+        return connection
+    }
+}
