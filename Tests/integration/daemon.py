@@ -37,12 +37,12 @@ class Daemon:
         self.last_t = -1.0
         self.wait_for_log("listening")
 
-    def wait_for_log(self, text, timeout=10):
-        """Reads the daemon's log until a line contains `text`. Raw reads and our own line splitting:
-        select() with a buffered readline() would strand lines in Python's buffer."""
+    def wait_for_log(self, text, timeout=10, count=1):
+        """Reads the daemon's log until `count` lines contain `text`. Raw reads and our own line
+        splitting: select() with a buffered readline() would strand lines in Python's buffer."""
         deadline = time.monotonic() + timeout
         descriptor = self.process.stderr.fileno()
-        while not any(text in line for line in self.log):
+        while sum(text in line for line in self.log) < count:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError(f"orientd did not log {text!r}: {self.log[-10:]}")

@@ -121,8 +121,8 @@ class BusClient:
         name, changed, invalidated = parameters.unpack()
         self.changes.append(changed)
 
-    def call(self, member, parameters=None, interface=INTERFACE, path=PATH, reply_type=None, timeout=5):
-        result = self.connection.call_sync(NAME, path, interface, member, parameters,
+    def call(self, member, parameters=None, interface=INTERFACE, path=PATH, reply_type=None, timeout=5, destination=NAME):
+        result = self.connection.call_sync(destination, path, interface, member, parameters,
                                            GLib.VariantType(reply_type) if reply_type else None,
                                            Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
         return result.unpack() if result is not None else None
@@ -154,9 +154,13 @@ class BusClient:
     def orientations(self):
         return [change["AccelerometerOrientation"] for change in self.changes if "AccelerometerOrientation" in change]
 
-    def sync(self):
-        """A round trip to orientd: every signal it sent this connection before is dispatched after."""
-        self.get("HasAccelerometer")
+    def sync(self, through_bus=False):
+        """A round trip to orientd (or to the bus itself): every signal it sent this connection
+        before is dispatched after."""
+        if through_bus:
+            self.call("GetId", interface="org.freedesktop.DBus", path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
+        else:
+            self.get("HasAccelerometer")
         context = GLib.MainContext.default()
         while context.pending():
             context.iteration(False)
@@ -167,8 +171,8 @@ class BusClient:
         self.connection.signal_subscribe("org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged",
                                          "/org/freedesktop/DBus", name, Gio.DBusSignalFlags.NONE,
                                          lambda *args: owners.append(args[5].unpack()[2]))
+        self.sync(through_bus=True)  # the bus has the subscription before anything can take the name
         started = start()
-        self.sync()  # the subscription is in place before anything could have taken the name
         self.wait_for(lambda _: any(owners), timeout, what=f"{name} on the bus")
         return started
 

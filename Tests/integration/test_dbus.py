@@ -3,6 +3,7 @@ nobody here wrote: Debian's monitor-sensor, Qt's QOrientationSensor (Qt Sensors'
 backend) and a Gio client."""
 import os
 import select
+import signal
 import subprocess
 import tempfile
 import time
@@ -12,7 +13,9 @@ from gi.repository import GLib
 
 from daemon import Daemon
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import ROOT, TestbedCase
+from testbed import ORIENTD, ROOT, TestbedCase
+
+ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NOBODY = 65534
@@ -221,6 +224,75 @@ class Polkit(SensorProxyCase):
                                 capture_output=True, text=True, env=self.bus.env())
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("AccessDenied", result.stderr)
+
+
+class NameAndMode(unittest.TestCase):
+    """Who has the name, what `get` says about it, and SIGHUP applying `[dbus] mode`."""
+
+    def setUp(self):
+        self.bus = PrivateSystemBus()
+        self.addCleanup(self.bus.stop)
+        self.config = os.path.join(self.bus.directory, "orientd.toml")
+
+    def daemon(self, mode):
+        self.write_mode(mode)
+        daemon = Daemon("--config", self.config, "--no-dbus-polkit", env=self.bus.env())
+        self.addCleanup(daemon.stop)
+        return daemon
+
+    def write_mode(self, mode):
+        with open(self.config, "w") as handle:
+            handle.write(f'[dbus]\nmode = "{mode}"\n')
+
+    def state(self, daemon):
+        return daemon.client().request("get")["state"]
+
+    def test_sighup_applies_the_mode_and_get_reports_it(self):
+        daemon = self.daemon("off")
+        self.assertEqual(self.state(daemon)["dbus"], "off")
+        watcher = BusClient(self.bus)
+        self.addCleanup(watcher.close)
+        self.write_mode("auto")
+        watcher.wait_for_name("net.hadess.SensorProxy", lambda: daemon.process.send_signal(signal.SIGHUP))
+        daemon.wait_for_log("serving net.hadess.SensorProxy")
+        self.assertEqual(self.state(daemon)["dbus"], "serving")
+        self.assertEqual(watcher.get("HasAccelerometer"), True)
+        self.write_mode("off")
+        daemon.process.send_signal(signal.SIGHUP)
+        daemon.wait_for_log("configuration reloaded", count=2)
+        self.assertEqual(self.state(daemon)["dbus"], "off")
+        has_owner = watcher.call("NameHasOwner", GLib.Variant("(s)", ("net.hadess.SensorProxy",)), interface="org.freedesktop.DBus",
+                                 path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")[0]
+        self.assertFalse(has_owner)
+
+    def test_a_name_held_without_replacement_is_reported_and_the_socket_serves(self):
+        holder = BusClient(self.bus)
+        self.addCleanup(holder.close)
+        reply = holder.call("RequestName", GLib.Variant("(su)", ("net.hadess.SensorProxy", 0)), interface="org.freedesktop.DBus",
+                            path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
+        self.assertEqual(reply[0], 1)  # primary owner, replacement not allowed
+        daemon = self.daemon("auto")
+        status = self.state(daemon)["dbus"]
+        self.assertTrue(status.startswith("not served: net.hadess.SensorProxy is owned by another process"), status)
+        self.assertTrue(any("net.hadess.SensorProxy is not served" in line for line in daemon.log), daemon.log)
+        result = subprocess.run([ORIENTCTL, "get", "--socket", daemon.socket_path], capture_output=True, text=True)
+        self.assertIn("dbus: not served: ", result.stdout, result.stderr)
+
+    def test_the_name_is_taken_over_from_an_owner_that_allows_it(self):
+        # iio-sensor-proxy 3.9 asks for the name allowing replacement (Debian's 3.0 does not; the
+        # unit's Conflicts= stops it instead).
+        holder = BusClient(self.bus)
+        self.addCleanup(holder.close)
+        lost = []
+        holder.connection.signal_subscribe("org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
+                                           "net.hadess.SensorProxy", 0, lambda *args: lost.append(args[5].unpack()[0]))
+        reply = holder.call("RequestName", GLib.Variant("(su)", ("net.hadess.SensorProxy", 1)), interface="org.freedesktop.DBus",
+                            path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")
+        self.assertEqual(reply[0], 1)
+        daemon = self.daemon("auto")
+        self.assertEqual(self.state(daemon)["dbus"], "serving")
+        holder.wait_for(lambda _: lost, what="NameLost at the previous owner")
+        self.assertEqual(holder.get("HasAccelerometer"), True)  # now answered by orientd
 
 
 class BusPolicy(unittest.TestCase):
