@@ -296,9 +296,19 @@ private func readAttributeText(capacity: Int, _ read: (UnsafeMutablePointer<CCha
 /// system calls and a path walk per axis). The kernel's sysfs ABI regenerates an attribute's text
 /// on each read at offset 0 of an open file, so one `pread` per axis is enough. After a failed read
 /// the file is reopened before the next one (a rebound driver, a replaced node).
+///
+/// A file replaced under the same name (a new inode: umockdev's `set_attribute` does that, and so
+/// do the test fixtures of iio-sensor-proxy and of the desktops built on it) would otherwise go
+/// unnoticed forever: once a second the path's inode is compared with the open file's, one stat(2)
+/// per second and none per sample (the clock is read through the vDSO), and a replaced file is
+/// reopened.
 final class SysfsAttributeFile {
     let path: String
     private var descriptor: Int32 = -1
+    /// The open file's device and inode.
+    private var identity: (device: UInt64, inode: UInt64)?
+    private var nextIdentityCheck = 0.0
+    static let identityCheckInterval = 1.0
 
     init(path: String) {
         self.path = path
@@ -308,9 +318,16 @@ final class SysfsAttributeFile {
 
     /// The attribute's value (or the text that is not a number).
     func readNumber() throws(IIOError) -> IIOChannel.Number {
+        if descriptor >= 0, MonotonicClock.now() >= nextIdentityCheck, isReplaced() {
+            close(descriptor)
+            descriptor = -1
+        }
         if descriptor < 0 {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             if descriptor < 0 { throw IIOError("open(\(path))", code: errno) }
+            var status = stat()
+            identity = fstat(descriptor, &status) == 0 ? (UInt64(status.st_dev), UInt64(status.st_ino)) : nil
+            nextIdentityCheck = MonotonicClock.now() + Self.identityCheckInterval
         }
         let result = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer -> Result<IIOChannel.Number, IIOError> in
             var count: Int
@@ -325,5 +342,13 @@ final class SysfsAttributeFile {
             descriptor = -1
         }
         return try result.get()
+    }
+
+    /// Whether the path now names another file than the one open (schedules the next check).
+    private func isReplaced() -> Bool {
+        nextIdentityCheck = MonotonicClock.now() + Self.identityCheckInterval
+        var status = stat()
+        guard let identity, stat(path, &status) == 0 else { return false }
+        return (UInt64(status.st_dev), UInt64(status.st_ino)) != identity
     }
 }

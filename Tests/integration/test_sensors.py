@@ -135,6 +135,18 @@ class Values(TestbedCase):
         self.bed.set_raw(path, -1000, 0, 0)
         run.wait_for(lambda r: close(r.samples()[-1][1], -G), what="the changed reading")
 
+    def test_values_in_a_replaced_attribute_file_are_seen(self):
+        # umockdev's own set_attribute writes a new file (a new inode), as iio-sensor-proxy's tests
+        # and other projects' D-Bus fixtures do; the reader notices within its once-a-second check.
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0), scale="0.00981")
+        run = self.start("record")
+        run.wait_for(lambda r: len(r.samples()) >= 1 and close(r.samples()[-1][2], -G), what="portrait reading")
+        inode = os.stat(os.path.join(self.bed.root, path.lstrip("/"), "in_accel_x_raw")).st_ino
+        for axis, value in zip("xyz", (-1000, 0, 0)):
+            self.bed.bed.set_attribute(path, f"in_accel_{axis}_raw", f"{value}\n")
+        self.assertNotEqual(os.stat(os.path.join(self.bed.root, path.lstrip("/"), "in_accel_x_raw")).st_ino, inode)
+        run.wait_for(lambda r: close(r.samples()[-1][1], -G) and close(r.samples()[-1][2], 0), timeout=5, what="the replaced files' reading")
+
     def test_requested_rate_is_written_as_the_nearest_available(self):
         path = self.bed.add_accelerometer(0, sampling=("12.5", "12.5 25 50 100"))
         run = self.start("record", "--rate", "40")
