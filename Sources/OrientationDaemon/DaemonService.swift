@@ -61,10 +61,11 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         let detection = hub.detection
         source.deliver { event in
             // On the sensor's thread: decide here, and wake the loop only when there is news.
-            let change = detection.observe(event)
-            if case .sample = event, change == nil { return }
+            let detected = detection.observe(event)
+            if case .sample = event, !detected.isNews { return }
             loop.execute {
-                hub.handle(event, detected: change)
+                hub.handle(event, detected: detected.change)
+                if let tilt = detected.tilt { hub.sensorProxy?.tiltChanged(tilt) }
                 firstEventSeen.yield()
                 firstEventSeen.finish()
             }

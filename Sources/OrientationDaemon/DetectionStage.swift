@@ -12,38 +12,51 @@ final class DetectionStage: Sendable {
     /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
     /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
     /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
-    private let pipeline: NIOLockedValueBox<OrientationPipeline>
+    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier)>
 
-    init(configuration: DetectorConfiguration) {
-        pipeline = NIOLockedValueBox(OrientationPipeline(configuration: configuration))
+    /// What one event decided: a device-orientation change, a new screen tilt (for D-Bus's
+    /// `AccelerometerTilt`), both or neither.
+    struct Detection: Equatable {
+        var change: OrientationChange?
+        var tilt: ScreenTilt?
+
+        /// Whether the hub needs to hear of it.
+        var isNews: Bool { change != nil || tilt != nil }
     }
 
-    /// Applies one sensor event: a sample may change the device orientation; a sensor that becomes
-    /// available brings its mount matrix; a lost or ended sensor starts detection afresh (the hub
-    /// then reports the orientation unknown).
-    func observe(_ event: SensorEvent) -> OrientationChange? {
+    init(configuration: DetectorConfiguration) {
+        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier()))
+    }
+
+    /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
+    /// that becomes available brings its mount matrix; a lost or ended sensor starts detection
+    /// afresh (the hub then reports the orientation unknown).
+    func observe(_ event: SensorEvent) -> Detection {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
-                return pipeline.process(time: sample.time, reading: sample.reading)
+                let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
+                let tilt = pipeline.tilt.process(pipeline.orientation.mountMatrix.apply(sample.reading))
+                return Detection(change: change, tilt: tilt)
             case .available(let description):
-                pipeline.mountMatrix = description.mountMatrix
+                pipeline.orientation.mountMatrix = description.mountMatrix
             case .unavailable, .ended:
-                pipeline = OrientationPipeline(mountMatrix: pipeline.mountMatrix, configuration: pipeline.detector.configuration)
+                pipeline = (OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
+                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier())
             case .fault, .recovered:
                 break
             }
-            return nil
+            return Detection()
         }
     }
 
     /// New detector parameters: detection starts afresh with the same mount matrix.
     func restart(configuration: DetectorConfiguration) {
-        pipeline.withLockedValue { $0 = OrientationPipeline(mountMatrix: $0.mountMatrix, configuration: configuration) }
+        pipeline.withLockedValue { $0.orientation = OrientationPipeline(mountMatrix: $0.orientation.mountMatrix, configuration: configuration) }
     }
 
     /// No sample since the detector's timeout: the orientation may become unknown.
     func advance(to time: Double) -> OrientationChange? {
-        pipeline.withLockedValue { $0.advance(to: time) }
+        pipeline.withLockedValue { $0.orientation.advance(to: time) }
     }
 }

@@ -23,6 +23,8 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private let checksPolkit: Bool
     let logger = Logger(label: "orientd.dbus")
     private(set) var values = SensorProxyValues()
+    /// The screen tilt the detection stage last classified.
+    private var tilt: AccelerometerTilt?
     /// Subscribed to `sensor` only: HasAccelerometer without a claim.
     private var observer: ListenerID?
     private var claimants: [String: ListenerID] = [:]
@@ -181,8 +183,15 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         update(to: event.state)
     }
 
+    /// The detection stage classified a new screen tilt.
+    func tiltChanged(_ tilt: ScreenTilt) {
+        hub.eventLoop.preconditionInEventLoop()
+        self.tilt = AccelerometerTilt(tilt)
+        update(to: hub.state)
+    }
+
     private func update(to state: DaemonState) {
-        let next = values.following(state, tilt: AccelerometerTilt(state.device))
+        let next = values.following(state, tilt: tilt)
         let changes = next.changes(from: values)
         guard !changes.isEmpty else { return }
         values = next

@@ -55,8 +55,8 @@ struct SensorProxyValues: Hashable, Sendable {
         return changes
     }
 
-    /// The values after the daemon's state changed to `state`, and `tilt` as the detector last
-    /// classified it (nil: not known). Once a value other than `undefined` was published it stays
+    /// The values after the daemon's state changed to `state`, and `tilt` as the detection stage
+    /// last classified it (nil: not known). Once a value other than `undefined` was published it stays
     /// until the sensor goes away: Qt maps `undefined` to Undefined and KWin then falls back to
     /// the user's manual rotation, so face up, face down and unknown keep the last upright value.
     func following(_ state: DaemonState, tilt newTilt: AccelerometerTilt?) -> SensorProxyValues {
@@ -70,14 +70,13 @@ struct SensorProxyValues: Hashable, Sendable {
 }
 
 extension AccelerometerTilt {
-    /// The tilt the device orientation alone tells: flat is face up or down, upright is vertical.
-    /// The angles between (tilted up or down) need the gravity vector, which the hub does not carry.
-    init?(_ device: DeviceOrientation) {
-        switch device {
+    init(_ tilt: ScreenTilt) {
+        switch tilt {
+        case .vertical: self = .vertical
+        case .tiltedUp: self = .tiltedUp
+        case .tiltedDown: self = .tiltedDown
         case .faceUp: self = .faceUp
         case .faceDown: self = .faceDown
-        case .portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight: self = .vertical
-        case .unknown: return nil
         }
     }
 }

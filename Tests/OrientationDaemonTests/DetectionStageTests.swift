@@ -8,26 +8,38 @@ struct DetectionStageTests {
     /// Samples of a device held still at `reading` (sensor frame) for `seconds` at 25 Hz; the changes they cause.
     func hold(_ stage: DetectionStage, _ reading: Vector3, from start: Double, seconds: Double = 1) -> [OrientationChange] {
         stride(from: start, to: start + seconds, by: 0.04).compactMap { time in
-            stage.observe(.sample(SensorSample(time: time, reading: reading)))
+            stage.observe(.sample(SensorSample(time: time, reading: reading))).change
         }
     }
 
     @Test("samples decide; a new sensor's matrix applies to the samples after it; a lost sensor starts afresh")
     func observe() throws {
         let stage = DetectionStage(configuration: DetectorConfiguration())
-        #expect(stage.observe(.available(SensorDescription(identifier: "a", name: "a"))) == nil)
+        #expect(stage.observe(.available(SensorDescription(identifier: "a", name: "a"))).change == nil)
         let upright = Vector3(0, -9.81, 0)
         #expect(hold(stage, upright, from: 0).map(\.to) == [.portrait])
         // The same raw reading through a matrix that turns the sensor's y into the display's x.
         let turned = try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1")
-        #expect(stage.observe(.available(SensorDescription(identifier: "b", name: "b", mountMatrix: turned))) == nil)
+        #expect(stage.observe(.available(SensorDescription(identifier: "b", name: "b", mountMatrix: turned))).change == nil)
         let afterTurn = hold(stage, upright, from: 1)
         #expect(afterTurn.count == 1)
         #expect(afterTurn.first?.from == .portrait)
         #expect(afterTurn.first.map { [.landscapeLeft, .landscapeRight].contains($0.to) } == true)
-        #expect(stage.observe(.unavailable(reason: "removed")) == nil)
+        #expect(stage.observe(.unavailable(reason: "removed")).change == nil)
         let again = hold(stage, upright, from: 2)
         #expect(again.first?.from == .unknown)
+    }
+
+    @Test("samples decide the screen tilt too, through the mount matrix, once per change")
+    func tilt() throws {
+        let stage = DetectionStage(configuration: DetectorConfiguration())
+        // A sensor mounted upside down in z: its raw +g in z is the display's −g, screen to the sky.
+        let flipped = try MountMatrix(parsing: "1, 0, 0; 0, 1, 0; 0, 0, -1")
+        _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a", mountMatrix: flipped)))
+        let tilts = stride(from: 0.0, to: 1, by: 0.04).compactMap { time in
+            stage.observe(.sample(SensorSample(time: time, reading: Vector3(0, 0, 9.81)))).tilt
+        }
+        #expect(tilts == [.faceUp])
     }
 
     @Test("new detector parameters start detection afresh with the same matrix")

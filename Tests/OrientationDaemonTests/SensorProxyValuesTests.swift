@@ -15,7 +15,7 @@ struct SensorProxyValuesTests {
             (.portrait, .normal), (.landscapeRight, .leftUp), (.portraitUpsideDown, .bottomUp), (.landscapeLeft, .rightUp),
         ]
         for (device, value) in expected {
-            let values = SensorProxyValues().following(Self.state(device), tilt: AccelerometerTilt(device))
+            let values = SensorProxyValues().following(Self.state(device), tilt: .vertical)
             #expect(values == SensorProxyValues(hasAccelerometer: true, orientation: value, tilt: .vertical), "\(device)")
         }
     }
@@ -23,12 +23,12 @@ struct SensorProxyValuesTests {
     @Test("face up, face down and unknown keep the last upright value; the tilt says which way the screen faces")
     func keepsTheLastUprightValue() {
         var values = SensorProxyValues().following(Self.state(.landscapeLeft), tilt: .vertical)
-        values = values.following(Self.state(.faceUp), tilt: AccelerometerTilt(.faceUp))
+        values = values.following(Self.state(.faceUp), tilt: .faceUp)
         #expect(values.orientation == .rightUp)
         #expect(values.tilt == .faceUp)
-        values = values.following(Self.state(.unknown), tilt: AccelerometerTilt(.unknown))
+        values = values.following(Self.state(.unknown), tilt: nil)
         #expect(values == SensorProxyValues(hasAccelerometer: true, orientation: .rightUp, tilt: .faceUp))
-        values = values.following(Self.state(.faceDown), tilt: AccelerometerTilt(.faceDown))
+        values = values.following(Self.state(.faceDown), tilt: .faceDown)
         #expect(values.tilt == .faceDown)
     }
 
@@ -41,6 +41,11 @@ struct SensorProxyValuesTests {
         #expect(before.changes(from: before).isEmpty)
         let idle = before.following(Self.state(.portrait, sensor: .idle), tilt: .vertical)
         #expect(idle == before, "an idle sensor is still there")
+    }
+
+    @Test("every screen tilt has its value")
+    func tiltMapping() {
+        #expect(ScreenTilt.allCases.map { AccelerometerTilt($0).rawValue } == ["vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
     }
 
     @Test("every value is one the C side knows (it refuses others)")

@@ -22,6 +22,7 @@ NOBODY = 65534
 RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display frame
     "normal": (0, -1000, 0), "left-up": (1000, 0, 0), "right-up": (-1000, 0, 0), "bottom-up": (0, 1000, 0),
     "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
+    "tilted-up": (0, -707, -707), "tilted-down": (0, -707, 707),  # 45° from upright
 }
 
 
@@ -148,7 +149,7 @@ class Interface(SensorProxyCase):
         self.assertEqual(bystander.changes, [])
         self.assertEqual(bystander.get("AccelerometerOrientation"), "left-up")
 
-    def test_face_up_keeps_the_last_upright_orientation_and_reports_the_tilt(self):
+    def test_face_up_keeps_the_last_upright_orientation_and_the_tilt_is_physical(self):
         client = self.client()
         client.call("ClaimAccelerometer")
         self.pose("right-up")
@@ -159,6 +160,10 @@ class Interface(SensorProxyCase):
         self.pose("face-down")
         client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-down" for change in c.changes), what="face-down")
         self.assertNotIn("undefined", client.orientations())
+        for tilt in ("tilted-up", "tilted-down"):
+            self.pose(tilt)
+            client.wait_for(lambda c: any(change.get("AccelerometerTilt") == tilt for change in c.changes), what=tilt)
+        self.assertEqual(client.get("AccelerometerTilt"), "tilted-down")
 
     def test_a_vanished_claimant_releases_the_sensor(self):
         client = self.client()
