@@ -1,6 +1,7 @@
-"""iio-sensor-proxy as it runs on a device: under umockdev, on a private D-Bus system bus, reading a
-simulated accelerometer whose sysfs values follow a trace in real time. Its AccelerometerOrientation
-changes are recorded through ClaimAccelerometer."""
+"""A net.hadess.SensorProxy server as it runs on a device: iio-sensor-proxy, or orientd serving the
+same interface, under umockdev on a private D-Bus system bus, reading a simulated accelerometer whose
+sysfs values follow a trace in real time. AccelerometerOrientation changes are recorded through
+ClaimAccelerometer by the same Gio client for both."""
 import json
 import os
 import shutil
@@ -10,32 +11,36 @@ import tempfile
 import threading
 import time
 
-import gi
-
-gi.require_version("UMockdev", "1.0")
-from gi.repository import Gio, GLib, UMockdev  # noqa: E402
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "integration"))
-from sensorproxy import PrivateSystemBus  # noqa: E402
+from sensorproxy import PrivateSystemBus  # noqa: E402 (it and testbed choose the GI versions)
+from testbed import Testbed  # noqa: E402
+from gi.repository import Gio, GLib  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVERS = {
+    "iio-sensor-proxy": lambda: ["/usr/sbin/iio-sensor-proxy"],
+    # orientd's polling at 25 Hz; the device has no sampling_frequency attribute, as here.
+    "orientd": lambda: [os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd")), "serve",
+                        "--socket", os.path.join(tempfile.mkdtemp(prefix="peer-orientd-"), "o.sock"), "--config", "/dev/null",
+                        "--dbus", "on", "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--log-level", "warning"],
+}
 
 SCALE = 0.00981  # m/s² per raw unit written to in_accel_scale
 
 class PeerRun:
     """iio-sensor-proxy on a testbed with one accelerometer; `record()` returns (t, name) changes."""
 
-    def __init__(self, mount_matrix=None):
+    def __init__(self, mount_matrix=None, server="iio-sensor-proxy"):
         self.directory = tempfile.mkdtemp(prefix="peer-")
         self.bus = PrivateSystemBus()
-        self.bed = UMockdev.Testbed.new()
-        properties = ["IIO_SENSOR_PROXY_TYPE", "iio-poll-accel", "NAME", '"accel"']
+        self.bed = Testbed()
+        properties = {"IIO_SENSOR_PROXY_TYPE": "iio-poll-accel", "NAME": '"accel"'}
         if mount_matrix:
-            properties += ["ACCEL_MOUNT_MATRIX", mount_matrix]
-        self.path = self.bed.add_device("iio", "iio:device0", None,
-                                        ["name", "accel\n", "in_accel_x_raw", "0\n", "in_accel_y_raw", "-1000\n",
-                                         "in_accel_z_raw", "0\n", "in_accel_scale", f"{SCALE}\n"], properties)
-        env = dict(os.environ, LD_PRELOAD="libumockdev-preload.so.0", UMOCKDEV_DIR=self.bed.get_root_dir(),
-                   DBUS_SYSTEM_BUS_ADDRESS=self.bus.address)
-        self.proxy = subprocess.Popen(["/usr/sbin/iio-sensor-proxy"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            properties["ACCEL_MOUNT_MATRIX"] = mount_matrix
+        self.path = self.bed.add_accelerometer(0, name="accel", raw=(0, -1000, 0), scale=f"{SCALE}", properties=properties,
+                                               sampling=None)
+        self.proxy = subprocess.Popen(SERVERS[server](), env=self.bus.env(self.bed.env()), stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
         self.changes = []
         self.connection = Gio.DBusConnection.new_for_address_sync(
             self.bus.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
@@ -67,8 +72,8 @@ class PeerRun:
         self.sensor.call_sync("ClaimAccelerometer", None, Gio.DBusCallFlags.NONE, -1, None)
 
     def set_reading(self, x, y, z):
-        for axis, value in zip("xyz", (x, y, z)):
-            self.bed.set_attribute(self.path, f"in_accel_{axis}_raw", f"{int(round(value / SCALE))}\n")
+        # In place, as the kernel changes an attribute (both servers read it from offset 0).
+        self.bed.set_raw(self.path, *(int(round(value / SCALE)) for value in (x, y, z)))
 
     def current(self):
         return self.sensor.get_cached_property("AccelerometerOrientation").unpack()
@@ -78,18 +83,18 @@ class PeerRun:
         self.proxy.wait()
         self.loop.quit()
         self.bus.stop()
-        self.bed = None
+        self.bed.cleanup()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def replay_trace(csv_path, mount_matrix=None, speed=1.0):
-    """Writes the trace into sysfs in real time; returns the peer's changes as (trace t, name)."""
+def replay_trace(csv_path, mount_matrix=None, speed=1.0, server="iio-sensor-proxy"):
+    """Writes the trace into sysfs in real time; returns the server's changes as (trace t, name)."""
     samples = []
     with open(csv_path) as handle:
         for line in handle:
             if line[0] in "-0123456789":
                 samples.append(tuple(map(float, line.split(","))))
-    run = PeerRun(mount_matrix)
+    run = PeerRun(mount_matrix, server)
     try:
         run.set_reading(*samples[0][1:])
         run.claim()
@@ -107,6 +112,7 @@ def replay_trace(csv_path, mount_matrix=None, speed=1.0):
 
 
 if __name__ == "__main__":
-    events = replay_trace(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None)
+    events = replay_trace(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None,
+                          server=sys.argv[3] if len(sys.argv) > 3 else "iio-sensor-proxy")
     for t, name in events:
         print(json.dumps({"t": round(t, 4), "orientation": name}))
