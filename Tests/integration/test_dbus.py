@@ -190,6 +190,22 @@ class BadInput(SensorProxyCase):
             with self.assertRaises(GLib.Error) as raised:
                 call()
             self.assertIn(error, raised.exception.message)
+        # A claimant that stops reading its messages (SIGSTOP: its GDBus thread no longer reads the
+        # socket) while the device turns: the bus queues for it, orientd and the others go on.
+        script = ("import sys; sys.path.insert(0, %r)\n"
+                  "from sensorproxy import BusClient, PrivateSystemBus\n"
+                  "bus = PrivateSystemBus.__new__(PrivateSystemBus); bus.address = %r\n"
+                  "client = BusClient(bus); client.call('ClaimAccelerometer'); print('claimed', flush=True)\n"
+                  "import time; time.sleep(3600)\n") % (HERE, self.bus.address)
+        stalled = subprocess.Popen(["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, text=True, env=self.bus.env())
+        self.addCleanup(lambda: (stalled.kill(), stalled.wait()))
+        self.assertEqual(stalled.stdout.readline().strip(), "claimed")
+        stalled.send_signal(signal.SIGSTOP)
+        for turn in range(10):
+            pose = ("left-up", "normal")[turn % 2]
+            seen = len(claimant.orientations())
+            self.pose(pose)
+            claimant.wait_for(lambda c: pose in c.orientations()[seen:], what=f"turn {turn} to {pose}")
         for _ in range(50):  # a flood of names that claim and vanish
             passer = BusClient(self.bus)
             passer.call("ClaimAccelerometer")
