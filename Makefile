@@ -30,7 +30,7 @@ FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/cl
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
-	@echo "make test    install what is missing, build, run every test (unit, corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
+	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
@@ -60,6 +60,7 @@ check: deps
 
 test: check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
+	scripts/test-hinge-corpus
 	scripts/run-integration-tests
 	$(MAKE) fuzz
 	$(MAKE) package-test

@@ -41,7 +41,7 @@ public struct TiltClassifier: Sendable {
 
     /// Feeds one display-frame reading; returns the new class when it changed.
     public mutating func process(_ vector: Vector3) -> ScreenTilt? {
-        let length = (vector.x * vector.x + vector.y * vector.y + vector.z * vector.z).squareRoot()
+        let length = vector.magnitude
         guard length >= Self.magnitude.low, length <= Self.magnitude.high else { return nil }
         let up = -vector.z / length  // sine of the elevation of the screen's normal
         let next = classify(abs(up), facesUp: up > 0)

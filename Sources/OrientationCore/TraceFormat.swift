@@ -30,6 +30,33 @@ public enum TraceFormat {
     }
 }
 
+extension TraceFormat {
+    /// The header of a convertible's two-sensor traces: `t,location,x,y,z`, `location` being
+    /// `display` or `base` (docs/convertibles.md).
+    public static let locatedHeader = "t,location,x,y,z"
+
+    /// Parses a line of either format: `t,x,y,z` (a display reading) or `t,location,x,y,z`. Returns
+    /// nil for headers, blank lines and `#` comments.
+    public static func parseLocated<Line: StringProtocol>(line: Line, lineNumber: Int) throws(TraceFormatError)
+        -> (time: Double, location: SensorLocation, reading: Vector3)? {
+        let trimmed = Substring(line).trimmingWhitespace()
+        if trimmed.filter({ !$0.isWhitespace }) == locatedHeader { return nil }
+        let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
+        guard fields.count == 5 else {
+            return try parse(line: line, lineNumber: lineNumber).map { ($0.time, .display, $0.reading) }
+        }
+        let name = fields[1].trimmingWhitespace()
+        guard let location = SensorLocation(rawValue: String(name)) else {
+            throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "location \"\(name)\" is neither display nor base")
+        }
+        let rest = ([fields[0]] + fields[2...]).joined(separator: ",")
+        guard let (time, reading) = try parse(line: rest, lineNumber: lineNumber) else {
+            throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "expected t,location,x,y,z")
+        }
+        return (time, location, reading)
+    }
+}
+
 /// A trace line that could not be read; the caller adds the file name.
 public struct TraceFormatError: Error, Sendable, Equatable, CustomStringConvertible {
     public let line: Int

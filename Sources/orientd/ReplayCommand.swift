@@ -19,6 +19,12 @@ struct ReplayCommand: AsyncParsableCommand {
             and an optional header line "t,x,y,z"; "-" reads standard input. Each change is printed as \
             one JSON object per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}.
 
+            A convertible's trace has lines t,location,x,y,z (location display or base, both readings \
+            with their mount matrices applied; --mount-matrix applies to the display's too). Besides the \
+            display's orientation it prints {"t": …, "tabletMode": true|false} on each mode change and \
+            {"t": …, "hinge": <degrees>|null} when the hinge angle moves by half a degree or becomes \
+            unknown (docs/convertibles.md).
+
             By default the trace runs as fast as possible; --speed 1 replays it in real time.
 
             Exit status: 0 on success, 64 for bad options, 65 for a malformed trace (file and line are \
@@ -69,22 +75,34 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ExitCode(66)
         }
         let pacer = speed > 0 ? ReplayPacer(speed: speed) : nil
+        // Created by the first line that names a location: a convertible's two-sensor trace.
+        var hinge: HingeDetector?
         var lineNumber = 0
         while let line = input.readLine() {
             lineNumber += 1
-            let parsed: (time: Double, reading: Vector3)?
+            let parsed: (time: Double, location: SensorLocation, reading: Vector3)?
             do {
-                parsed = try TraceFormat.parse(line: line, lineNumber: lineNumber)
+                parsed = try TraceFormat.parseLocated(line: line, lineNumber: lineNumber)
             } catch {
                 printError("orientd replay: \(input.displayName):\(error.line): \(error.problem): \"\(error.text.prefix(120))\"")
                 throw ExitCode(65)
             }
-            guard let (time, reading) = parsed else { continue }
+            guard let (time, location, reading) = parsed else { continue }
             await pacer?.wait(until: time)
-            if let change = pipeline.process(time: time, reading: reading) {
-                print(#"{"t": \#(change.time), "orientation": "\#(change.to.rawValue)"}"#)
-                if pacer != nil { fflush(nil) }  // live output even through a pipe
+            if location == .base || hinge != nil {
+                if hinge == nil { hinge = HingeDetector() }
+                for event in hinge!.process(time: time, location: location, reading: location == .display ? mountMatrix.apply(reading) : reading) {
+                    switch event {
+                    case .angle(let degrees?): print(#"{"t": \#(time), "hinge": \#((degrees * 10).rounded() / 10)}"#)
+                    case .angle(nil): print(#"{"t": \#(time), "hinge": null}"#)
+                    case .mode(let mode): print(#"{"t": \#(time), "tabletMode": \#(mode == .tablet)}"#)
+                    }
+                }
             }
+            if location == .display, let change = pipeline.process(time: time, reading: reading) {
+                print(#"{"t": \#(change.time), "orientation": "\#(change.to.rawValue)"}"#)
+            }
+            if pacer != nil { fflush(nil) }  // live output even through a pipe
         }
         if let error = input.readError {
             printError("orientd replay: \(input.displayName): read failed: \(error)")

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where an accelerometer sits on a convertible.
+public enum SensorLocation: String, Sendable, Hashable, CaseIterable {
+    /// In the lid, behind the screen: orientd's device frame.
+    case display
+    /// In the keyboard half. Its mount matrix makes it read what the display sensor reads with the
+    /// lid closed (systemd's hwdb rule for base sensors).
+    case base
+}
+
+/// How a convertible is folded: laptop (the keyboard in use) or tablet (folded back past flat).
+public enum DeviceMode: String, Sendable, Hashable, CaseIterable {
+    case laptop
+    case tablet
+}
+
+/// What the hinge detector decided with one sample.
+public enum HingeEvent: Sendable, Hashable {
+    /// The reported hinge angle moved by at least the deadband, or became unknown (nil).
+    case angle(Double?)
+    case mode(DeviceMode)
+}
+
+/// The hinge detector's parameters (docs/convertibles.md).
+public struct HingeConfiguration: Sendable, Hashable {
+    /// Each sensor's readings are low-pass filtered with this time constant (s).
+    public var smoothing = 0.15
+    /// A sensor whose hinge-axis (x) component exceeds this (m/s²) has its hinge too near vertical:
+    /// the angle is not observable (ChromeOS's embedded controller stops at 8.7).
+    public var hingeVerticalLimit = 8.3
+    /// A reading whose magnitude is further than this from g (m/s²), or with an axis beyond 1.1 g,
+    /// is a jolt: it moves neither the angle nor the mode.
+    public var magnitudeTolerance = 1.5
+    /// The other sensor's last reading older than this (s): the angle is unknown (a stalled sensor).
+    public var staleAfter = 0.5
+    /// Enter tablet mode beyond this angle, leave it below `laptopBelow` (degrees).
+    public var tabletAbove = 205.0
+    public var laptopBelow = 155.0
+    /// A mode change needs the angle past its threshold in every reliable reading for this long (s).
+    public var confirmation = 0.2
+    /// Within this many degrees of 0°/360° at start the mode stays unknown: closed and folded flat
+    /// read alike.
+    public var ambiguousZone = 30.0
+    /// The reported angle changes when the estimate moves by this much (degrees).
+    public var deadband = 0.5
+
+    public init() {}
+}
+
+/// The hinge angle and laptop/tablet mode of a convertible from its display and base
+/// accelerometers: a pure state machine that takes timestamped readings (mount matrices applied)
+/// and returns what changed. No clock, no I/O.
+///
+/// Geometry (docs/convertibles.md): the hinge is the shared x axis; the display's y–z projection of
+/// gravity is the base's turned by θ, so θ = atan2(yB·zD − zB·yD, yB·yD + zB·zD), 0° closed, 90° upright
+/// over a flat base, 180° flat, 360° folded back. Closed and folded back read alike, so the angle is
+/// kept continuous: each new estimate is unwrapped against the last trusted one.
+public struct HingeDetector: Sendable {
+    public let configuration: HingeConfiguration
+    /// The filtered reading of each sensor, its time and whether its last raw reading was steady.
+    private var filtered: [SensorLocation: (time: Double, vector: Vector3, steady: Bool)] = [:]
+    /// The unwrapped angle (may leave [0, 360]); nil until observable.
+    private var continuous: Double?
+    public private(set) var reportedAngle: Double?
+    private var angleKnown = false
+    public private(set) var mode: DeviceMode?
+    /// A mode waiting for its confirmation: since when its threshold has been passed.
+    private var pending: (mode: DeviceMode, since: Double)?
+
+    public init(configuration: HingeConfiguration = HingeConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Feeds one reading; returns what changed (angle first, then mode).
+    public mutating func process(time: Double, location: SensorLocation, reading: Vector3) -> [HingeEvent] {
+        let steady = isSteady(reading)
+        if let previous = filtered[location] {
+            let dt = max(0, time - previous.time)
+            let weight = 1 - exp(-dt / configuration.smoothing)
+            // A jolt does not move the filter: its direction is not gravity's.
+            let vector = steady ? previous.vector + weight * (reading - previous.vector) : previous.vector
+            filtered[location] = (time, vector, steady)
+        } else {
+            filtered[location] = (time, reading, steady)
+        }
+        return update(at: time)
+    }
+
+    /// Lets time pass without readings (a stalled sensor makes the angle unknown).
+    public mutating func advance(to time: Double) -> [HingeEvent] {
+        update(at: time)
+    }
+
+    private func isSteady(_ reading: Vector3) -> Bool {
+        let g = 9.81
+        let magnitude = reading.magnitude
+        return abs(magnitude - g) <= configuration.magnitudeTolerance
+            && abs(reading.x) <= 1.1 * g && abs(reading.y) <= 1.1 * g && abs(reading.z) <= 1.1 * g
+    }
+
+    private mutating func update(at time: Double) -> [HingeEvent] {
+        var events: [HingeEvent] = []
+        guard let display = filtered[.display], let base = filtered[.base],
+              time - display.time <= configuration.staleAfter, time - base.time <= configuration.staleAfter else {
+            forgetAngle(into: &events)
+            return events
+        }
+        let observable = abs(display.vector.x) <= configuration.hingeVerticalLimit && abs(base.vector.x) <= configuration.hingeVerticalLimit
+        guard observable else {
+            // The mode holds; the angle is unknown until the hinge turns away from vertical.
+            forgetAngle(into: &events)
+            pending = nil
+            return events
+        }
+        let cross = base.vector.y * display.vector.z - base.vector.z * display.vector.y
+        let dot = base.vector.y * display.vector.y + base.vector.z * display.vector.z
+        var raw = atan2(cross, dot) * 180 / .pi
+        if raw < 0 { raw += 360 }
+        let reliable = display.steady && base.steady
+        if let last = continuous {
+            // The estimate nearest the last trusted one: closed stays near 0, folded back near 360.
+            let unwrapped = raw + 360 * ((last - raw) / 360).rounded()
+            if reliable { continuous = unwrapped }
+        } else if reliable {
+            continuous = raw
+        }
+        guard let angle = continuous else { return events }
+        let shown = min(max(angle, 0), 360).truncatingRemainder(dividingBy: 360)
+        if !angleKnown || reportedAngle.map({ circularDistance($0, shown) >= configuration.deadband }) ?? true {
+            reportedAngle = shown
+            angleKnown = true
+            events.append(.angle(shown))
+        }
+        if reliable { decideMode(angle: angle, at: time, into: &events) }
+        return events
+    }
+
+    private mutating func forgetAngle(into events: inout [HingeEvent]) {
+        guard angleKnown else { return }
+        angleKnown = false
+        reportedAngle = nil
+        events.append(.angle(nil))
+    }
+
+    private mutating func decideMode(angle: Double, at time: Double, into events: inout [HingeEvent]) {
+        let target: DeviceMode?
+        switch mode {
+        case nil:
+            // At start: a clear reading decides at once, except near closed/folded back.
+            let zone = configuration.ambiguousZone
+            if angle <= zone || angle >= 360 - zone {
+                target = nil
+            } else {
+                target = angle >= (configuration.tabletAbove + configuration.laptopBelow) / 2 ? .tablet : .laptop
+                mode = target
+                events.append(.mode(target!))
+                pending = nil
+                return
+            }
+        case .laptop?:
+            target = angle > configuration.tabletAbove ? .tablet : nil
+        case .tablet?:
+            target = angle < configuration.laptopBelow ? .laptop : nil
+        }
+        guard let target else {
+            pending = nil
+            return
+        }
+        if pending?.mode != target { pending = (target, time) }
+        if let pending, time - pending.since >= configuration.confirmation {
+            mode = target
+            self.pending = nil
+            events.append(.mode(target))
+        }
+    }
+
+    private func circularDistance(_ a: Double, _ b: Double) -> Double {
+        abs((a - b + 540).truncatingRemainder(dividingBy: 360) - 180)
+    }
+}

@@ -1,0 +1,106 @@
+import Testing
+@testable import OrientationCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Hinge detector")
+struct HingeDetectorTests {
+    /// The two readings of a convertible opened to `degrees` with its base tilted `pitch` degrees
+    /// about the hinge (0: flat on a desk), the hinge horizontal; `hingeTilt` raises it towards vertical.
+    static func readings(_ degrees: Double, pitch: Double = 0, hingeTilt: Double = 0) -> (display: Vector3, base: Vector3) {
+        let g = 9.81, radians = { (d: Double) in d * .pi / 180 }
+        let x = g * sin(radians(hingeTilt)), planar = g * cos(radians(hingeTilt))
+        let base = Vector3(x, planar * sin(radians(pitch)), planar * cos(radians(pitch)))
+        let theta = radians(degrees)
+        let display = Vector3(x, cos(theta) * base.y - sin(theta) * base.z, sin(theta) * base.y + cos(theta) * base.z)
+        return (display, base)
+    }
+
+    /// Feeds both sensors at 25 Hz for `seconds` from `start`; returns every event.
+    static func hold(_ detector: inout HingeDetector, _ degrees: Double, from start: Double, seconds: Double = 1,
+                     pitch: Double = 0, hingeTilt: Double = 0) -> [HingeEvent] {
+        let (display, base) = readings(degrees, pitch: pitch, hingeTilt: hingeTilt)
+        var events: [HingeEvent] = []
+        for time in stride(from: start, to: start + seconds, by: 0.04) {
+            events += detector.process(time: time, location: .display, reading: display)
+            events += detector.process(time: time + 0.02, location: .base, reading: base)
+        }
+        return events
+    }
+
+    @Test("the angle of the README's example, 110°, and the mode laptop at once")
+    func laptopOnADesk() {
+        var detector = HingeDetector()
+        let events = Self.hold(&detector, 110, from: 0)
+        #expect(events.contains(.mode(.laptop)))
+        #expect(abs((detector.reportedAngle ?? 0) - 110) < 0.5)
+    }
+
+    @Test("folding back past the threshold turns tablet, unfolding below the other turns laptop; between, nothing")
+    func modes() {
+        var detector = HingeDetector()
+        _ = Self.hold(&detector, 120, from: 0)
+        #expect(!Self.hold(&detector, 195, from: 1).contains(.mode(.tablet)), "below 205°")
+        #expect(Self.hold(&detector, 300, from: 2).contains(.mode(.tablet)))
+        #expect(!Self.hold(&detector, 170, from: 3).contains(.mode(.laptop)), "above 155°")
+        #expect(Self.hold(&detector, 100, from: 4).contains(.mode(.laptop)))
+    }
+
+    @Test("closed and folded back read alike: the angle stays continuous through 0° and 360°")
+    func continuity() {
+        var closing = HingeDetector()
+        for (step, degrees) in [90.0, 45, 20, 5, 1].enumerated() { _ = Self.hold(&closing, degrees, from: Double(step)) }
+        #expect(closing.mode == .laptop)
+        #expect((closing.reportedAngle ?? 99) < 3)
+        var folding = HingeDetector()
+        for (step, degrees) in [120.0, 200, 260, 320, 355, 359].enumerated() { _ = Self.hold(&folding, degrees, from: Double(step)) }
+        #expect(folding.mode == .tablet)
+        #expect((folding.reportedAngle ?? 0) > 355)
+    }
+
+    @Test("at start near closed the mode stays unknown until the hinge moves away")
+    func ambiguousStart() {
+        var detector = HingeDetector()
+        #expect(Self.hold(&detector, 3, from: 0).allSatisfy { if case .mode = $0 { false } else { true } })
+        #expect(detector.mode == nil)
+        #expect(Self.hold(&detector, 80, from: 1).contains(.mode(.laptop)))
+    }
+
+    @Test("a hinge near vertical makes the angle unknown and the mode holds")
+    func hingeVertical() {
+        var detector = HingeDetector()
+        _ = Self.hold(&detector, 300, from: 0)
+        #expect(detector.mode == .tablet)
+        let events = Self.hold(&detector, 100, from: 1, hingeTilt: 75)
+        #expect(events.contains(.angle(nil)))
+        #expect(!events.contains(.mode(.laptop)))
+        #expect(detector.mode == .tablet)
+    }
+
+    @Test("a stalled base sensor makes the angle unknown; the mode holds")
+    func stalledSensor() {
+        var detector = HingeDetector()
+        _ = Self.hold(&detector, 110, from: 0)
+        let (display, _) = Self.readings(300)
+        var events: [HingeEvent] = []
+        for time in stride(from: 1.0, to: 2.0, by: 0.04) { events += detector.process(time: time, location: .display, reading: display) }
+        #expect(events.contains(.angle(nil)))
+        #expect(detector.mode == .laptop)
+    }
+
+    @Test("jolts move neither the angle nor the mode")
+    func jolts() {
+        var detector = HingeDetector()
+        _ = Self.hold(&detector, 120, from: 0)
+        let before = detector.reportedAngle
+        var events: [HingeEvent] = []
+        for time in stride(from: 1.0, to: 1.5, by: 0.04) {
+            events += detector.process(time: time, location: .display, reading: Vector3(0, 20, -5))
+            events += detector.process(time: time + 0.02, location: .base, reading: Vector3(0, -3, 25))
+        }
+        #expect(events.isEmpty)
+        #expect(detector.reportedAngle == before)
+    }
+}
