@@ -17,8 +17,17 @@ public struct OrientationEvent: Sendable {
     /// The whole message, for topic fields (`from`, `to`, `rotationDegrees`, …).
     public let message: JSONValue
 
-    public var from: String? { if case .string(let value)? = message["from"] { value } else { nil } }
-    public var to: String? { if case .string(let value)? = message["to"] { value } else { nil } }
+    /// `from` and `to` as text: a name, a number (the hinge's degrees) or "null".
+    public var from: String? { Self.text(message["from"]) }
+    public var to: String? { Self.text(message["to"]) }
+
+    private static func text(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let name)?: name
+        case .number, .null: value!.serialized
+        default: nil
+        }
+    }
 }
 
 /// Why a client call failed.

@@ -285,6 +285,24 @@ struct HubStateMachine {
         return takeOutput()
     }
 
+    /// The hinge detector reported a new angle (nil: not observable now).
+    mutating func hingeDetected(_ angle: Double?, at time: Double) -> [HubAction] {
+        guard angle != state.hinge else { return [] }
+        let from = state.hinge
+        state.hinge = angle
+        publish(.hinge(from: from, to: angle), at: time)
+        return takeOutput()
+    }
+
+    /// The hinge detector decided a mode.
+    mutating func modeDetected(_ mode: DeviceMode, at time: Double) -> [HubAction] {
+        guard mode != state.mode else { return [] }
+        let from = state.mode
+        state.mode = mode
+        publish(.mode(from: from, to: mode), at: time)
+        return takeOutput()
+    }
+
     private mutating func updateSensorStatus(at time: Double) {
         let status: SensorStatus = !sensorPresent ? .absent : !activeFaults.isEmpty ? .failed : isSampling ? .active : .idle
         guard status != state.sensor else { return }

@@ -244,6 +244,11 @@ public struct JSONReader: Sendable {
         return Int(number)
     }
 
+    public func number() throws(JSONFieldError) -> Double {
+        guard case .number(let number) = value else { throw fail("expected a number, found \(typeName)") }
+        return number
+    }
+
     public func array() throws(JSONFieldError) -> [JSONReader] {
         guard case .array(let values) = value else { throw fail("expected an array, found \(typeName)") }
         return values.enumerated().map { JSONReader($0.element, path: path.appending(index: $0.offset)) }

@@ -24,15 +24,22 @@ public struct DaemonState: Sendable, Hashable {
     /// net.hadess.SensorProxy on the system bus: `serving`, `off`, or `not served: WHY`; nil from a
     /// server older than the field.
     public var dbus: String?
+    /// A convertible's hinge angle in degrees (0 closed, 360 folded back); nil when unknown or on a
+    /// device with one accelerometer.
+    public var hinge: Double?
+    /// A convertible's mode; nil when unknown or on a device with one accelerometer.
+    public var mode: DeviceMode?
 
     public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
-                locked: Bool = false, sensorName: String? = nil, dbus: String? = nil) {
+                locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil, mode: DeviceMode? = nil) {
         self.device = device
         self.interface = interface
         self.sensor = sensor
         self.locked = locked
         self.sensorName = sensorName
         self.dbus = dbus
+        self.hinge = hinge
+        self.mode = mode
     }
 
     public var json: JSONValue {
@@ -43,6 +50,8 @@ public struct DaemonState: Sendable, Hashable {
             ("locked", .bool(locked)),
             ("sensorName", sensorName.map { .string($0) } ?? .null),
             ("dbus", dbus.map { .string($0) } ?? .null),
+            ("hinge", hinge.map { .number($0) } ?? .null),
+            ("mode", mode.map { .string($0.rawValue) } ?? .null),
         ])
     }
 
@@ -54,6 +63,8 @@ public struct DaemonState: Sendable, Hashable {
         locked = try reader.required("locked").bool()
         sensorName = try reader.optional("sensorName")?.string()
         dbus = try reader.optional("dbus")?.string()
+        hinge = try reader.optional("hinge")?.number()
+        mode = try reader.optional("mode")?.enumeration(DeviceMode.self)
     }
 }
 
@@ -150,6 +161,9 @@ public enum EventPayload: Sendable, Hashable {
     case interface(InterfaceOrientationChange)
     case sensor(from: SensorStatus, to: SensorStatus)
     case lock(Bool)
+    /// The hinge angle moved by a degree or more, or became known or unknown (nil).
+    case hinge(from: Double?, to: Double?)
+    case mode(from: DeviceMode?, to: DeviceMode)
     /// The connection's session changed its interface orientation; `sessionSeq` counts its events.
     case session(sessionSeq: Int, InterfaceOrientationChange)
     /// A device or lock change that the connection's session rejected (the session is unchanged).
@@ -161,6 +175,8 @@ public enum EventPayload: Sendable, Hashable {
         case .interface: .interface
         case .sensor: .sensor
         case .lock: .lock
+        case .hinge: .hinge
+        case .mode: .mode
         case .session, .sessionRejected: .session
         }
     }
@@ -172,6 +188,8 @@ public enum EventPayload: Sendable, Hashable {
         case .interface(let change): change.protocolFields
         case .sensor(let from, let to): [("from", .string(from.rawValue)), ("to", .string(to.rawValue))]
         case .lock(let locked): [("locked", .bool(locked))]
+        case .hinge(let from, let to): [("from", from.map { .number($0) } ?? .null), ("to", to.map { .number($0) } ?? .null)]
+        case .mode(let from, let to): [("from", from.map { .string($0.rawValue) } ?? .null), ("to", .string(to.rawValue))]
         case .session(let sessionSeq, let change): [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields
         case .sessionRejected(let error): [("error", error.json)]
         }

@@ -17,15 +17,19 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     case sensor
     /// The rotation lock.
     case lock
+    /// A convertible's hinge angle (degrees, or null when it cannot be observed).
+    case hinge
+    /// A convertible's mode: laptop or tablet.
+    case mode
     /// The connection's own resolver session: its events go to its owner without a subscription,
     /// so this topic cannot be subscribed to.
     case session
 
     /// The topics a client can subscribe to, in the order replies list them.
-    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock]
+    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock, .hinge, .mode]
 
     /// Subscribing to these claims the sensor: it samples while any claim is held.
-    public var claimsSensor: Bool { self == .device || self == .interface }
+    public var claimsSensor: Bool { self == .device || self == .interface || self == .hinge || self == .mode }
 }
 
 /// The kinds of message the server sends (the `type` field).

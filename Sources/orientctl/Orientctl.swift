@@ -75,7 +75,13 @@ func rejection(_ error: any Error) -> ExitCode {
 }
 
 func describe(_ state: DaemonState) -> String {
-    "device: \(state.device)\ninterface: \(state.interface)\nsensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")\nlocked: \(state.locked ? "yes" : "no")\(state.dbus.map { "\ndbus: \($0)" } ?? "")"
+    var lines = ["device: \(state.device)", "interface: \(state.interface)",
+                 "sensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")", "locked: \(state.locked ? "yes" : "no")"]
+    // A convertible's fields only where there is a convertible's value.
+    if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
+    if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }
+    if let dbus = state.dbus { lines.append("dbus: \(dbus)") }
+    return lines.joined(separator: "\n")
 }
 
 struct Get: AsyncParsableCommand {
@@ -141,14 +147,23 @@ struct Monitor: AsyncParsableCommand {
 
 struct Wait: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Wait until the device (or, with --interface, the interface) is in ORIENTATION.",
-        discussion: "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds.")
+        abstract: "Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in --mode.",
+        discussion: "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait --mode tablet` waits for a convertible folded into a tablet.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown.") var orientation: String
+    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).")
+    var orientation: String?
     @Flag(help: "Wait for the interface orientation instead of the device orientation.") var interface = false
+    @Option(help: ArgumentHelp("Wait for a convertible's mode instead: laptop or tablet.", valueName: "mode")) var mode: String?
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds")) var timeout: Double?
 
     func validate() throws {
+        if let mode {
+            guard DeviceMode(rawValue: mode) != nil else { throw ValidationError("--mode: \"\(mode)\" is not laptop or tablet") }
+            guard orientation == nil, !interface else { throw ValidationError("--mode waits for the mode alone: give no ORIENTATION and no --interface") }
+            if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be ≥ 0") }
+            return
+        }
+        guard let orientation else { throw ValidationError("give an ORIENTATION, or --mode laptop|tablet") }
         if interface {
             guard InterfaceOrientation(rawValue: orientation) != nil else { throw ValidationError("\"\(orientation)\" is not an interface orientation") }
         } else {
@@ -159,10 +174,15 @@ struct Wait: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await connection.connect()
-        let topic: Topic = interface ? .interface : .device
+        let topic: Topic = mode != nil ? .mode : interface ? .interface : .device
+        let wanted = mode ?? orientation ?? ""
         func reached(_ state: DaemonState?) -> Bool {
             guard let state else { return false }
-            return interface ? state.interface.rawValue == orientation : state.device.rawValue == orientation
+            switch topic {
+            case .mode: return state.mode?.rawValue == wanted
+            case .interface: return state.interface.rawValue == wanted
+            default: return state.device.rawValue == wanted
+            }
         }
         let state: DaemonState
         do {
@@ -177,7 +197,7 @@ struct Wait: AsyncParsableCommand {
             return
         }
         if timer != nil, !(timer!.isCancelled) {
-            complain("timed out waiting for \(topic.rawValue) \(orientation)")
+            complain("timed out waiting for \(topic.rawValue) \(wanted)")
             throw ExitCode(1)
         }
         throw ExitCode(69)

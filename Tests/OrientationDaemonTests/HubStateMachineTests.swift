@@ -39,6 +39,27 @@ struct HubStateMachineTests {
         actions.compactMap { if case .send(let event, let to) = $0 { (event, to) } else { nil } }
     }
 
+    @Test("hinge and mode claim the sensor, publish to their subscribers only, and are in the state")
+    func hingeAndMode() throws {
+        var hub = Self.machine()
+        let convertible = try Self.connect(&hub), other = try Self.connect(&hub)
+        _ = hub.sensorAvailable(name: "mock", at: 0)
+        #expect(try Self.ok(&hub, .subscribe([.hinge, .mode]), from: convertible).actions.contains(.startSampling))
+        _ = try Self.ok(&hub, .subscribe([.device]), from: other)
+        let seq = hub.seq
+        let angle = Self.publishes(hub.hingeDetected(187.5, at: 1))
+        #expect(angle.count == 1 && angle[0].to == [convertible])
+        #expect(angle[0].event.payload == .hinge(from: nil, to: 187.5) && angle[0].event.seq == seq + 1)
+        #expect(hub.hingeDetected(187.5, at: 1.1).isEmpty, "no change, no event")
+        let mode = Self.publishes(hub.modeDetected(.tablet, at: 2))
+        #expect(mode.count == 1 && mode[0].event.payload == .mode(from: nil, to: .tablet) && mode[0].to == [convertible])
+        #expect(Self.publishes(hub.hingeDetected(nil, at: 3)).first?.event.payload == .hinge(from: 187.5, to: nil))
+        #expect(hub.state.hinge == nil && hub.state.mode == .tablet)
+        let reply = try Self.ok(&hub, .get, from: other).reply
+        guard case .snapshot(_, let state) = reply else { Issue.record("get answers with the state"); return }
+        #expect(state.mode == .tablet)
+    }
+
     @Test("the first claim starts sampling; claims nest across topics and listeners; the last release lingers")
     func claimsNestAndLinger() throws {
         var hub = Self.machine()
