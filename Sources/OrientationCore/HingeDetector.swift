@@ -6,13 +6,20 @@ import Musl
 import Darwin
 #endif
 
-/// Where an accelerometer sits on a convertible.
-public enum SensorLocation: String, Sendable, Hashable, CaseIterable {
-    /// In the lid, behind the screen: orientd's device frame.
+/// Where an accelerometer sits, as udev or the driver says (and a two-sensor trace's `location`).
+public enum SensorLocation: String, Sendable, Hashable, Codable, CaseIterable {
+    /// In the display (tablets, the lid of a convertible): what orientation means.
     case display
-    /// In the keyboard half. Its mount matrix makes it read what the display sensor reads with the
-    /// lid closed (systemd's hwdb rule for base sensors).
+    /// In the lid, which on convertibles carries the display.
+    case lid
+    /// In the keyboard half of a convertible. Its mount matrix makes it read what the display
+    /// sensor reads with the lid closed (systemd's hwdb rule for base sensors); orientation never
+    /// comes from it, the hinge angle does.
     case base
+    case unknown
+
+    /// The hinge detector's two sides: the base, and everything else (the display's side).
+    var isBase: Bool { self == .base }
 }
 
 /// How a convertible is folded: laptop (the keyboard in use) or tablet (folded back past flat).
@@ -64,8 +71,14 @@ public struct HingeConfiguration: Sendable, Hashable {
 /// kept continuous: each new estimate is unwrapped against the last trusted one.
 public struct HingeDetector: Sendable {
     public let configuration: HingeConfiguration
-    /// The filtered reading of each sensor, its time and whether its last raw reading was steady.
-    private var filtered: [SensorLocation: (time: Double, vector: Vector3, steady: Bool)] = [:]
+    /// A side's filtered reading, its time, and whether its last raw reading was steady.
+    private struct Filtered {
+        var time: Double
+        var vector: Vector3
+        var steady: Bool
+    }
+    private var display: Filtered?
+    private var base: Filtered?
     /// The unwrapped angle (may leave [0, 360]); nil until observable.
     private var continuous: Double?
     public private(set) var reportedAngle: Double?
@@ -81,15 +94,16 @@ public struct HingeDetector: Sendable {
     /// Feeds one reading; returns what changed (angle first, then mode).
     public mutating func process(time: Double, location: SensorLocation, reading: Vector3) -> [HingeEvent] {
         let steady = isSteady(reading)
-        if let previous = filtered[location] {
+        let next: Filtered
+        if let previous = location.isBase ? base : display {
             let dt = max(0, time - previous.time)
             let weight = 1 - exp(-dt / configuration.smoothing)
             // A jolt does not move the filter: its direction is not gravity's.
-            let vector = steady ? previous.vector + weight * (reading - previous.vector) : previous.vector
-            filtered[location] = (time, vector, steady)
+            next = Filtered(time: time, vector: steady ? previous.vector + weight * (reading - previous.vector) : previous.vector, steady: steady)
         } else {
-            filtered[location] = (time, reading, steady)
+            next = Filtered(time: time, vector: reading, steady: steady)
         }
+        if location.isBase { base = next } else { display = next }
         return update(at: time)
     }
 
@@ -107,7 +121,7 @@ public struct HingeDetector: Sendable {
 
     private mutating func update(at time: Double) -> [HingeEvent] {
         var events: [HingeEvent] = []
-        guard let display = filtered[.display], let base = filtered[.base],
+        guard let display, let base,
               time - display.time <= configuration.staleAfter, time - base.time <= configuration.staleAfter else {
             forgetAngle(into: &events)
             return events

@@ -46,7 +46,7 @@ extension TraceFormat {
             return try parse(line: line, lineNumber: lineNumber).map { ($0.time, .display, $0.reading) }
         }
         let name = fields[1].trimmingWhitespace()
-        guard let location = SensorLocation(rawValue: String(name)) else {
+        guard let location = SensorLocation(rawValue: String(name)), location == .display || location == .base else {
             throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "location \"\(name)\" is neither display nor base")
         }
         let rest = ([fields[0]] + fields[2...]).joined(separator: ",")

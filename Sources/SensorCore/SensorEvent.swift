@@ -13,17 +13,6 @@ public enum MountMatrixOrigin: String, Sendable, Hashable, Codable {
     case identity
 }
 
-/// Where the accelerometer sits, as udev or the driver says.
-public enum SensorLocation: String, Sendable, Hashable, Codable {
-    /// In the display (tablets, the lid of a convertible): what orientation means.
-    case display
-    /// In the lid, which on convertibles carries the display.
-    case lid
-    /// In the keyboard half of a laptop: never used.
-    case base
-    case unknown
-}
-
 /// Everything known about the sensor a source reads; reported with ``SensorEvent/available(_:)``.
 public struct SensorDescription: Sendable, Hashable, Codable {
     /// A stable name: `iio:device0`, `ip:HOST/iio:device0`, `replay:FILE`, `stdin`.
