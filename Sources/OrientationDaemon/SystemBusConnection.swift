@@ -176,26 +176,26 @@ final class SystemBusConnection: @unchecked Sendable {
 
     private func run() {
         while true {
+            // Commands first: values set before the thread started (or while it slept) are served
+            // to the calls waiting on the socket, never the ones before them.
+            let (commands, stopping) = inbox.withLockedValue { inbox in
+                defer { inbox.commands = [] }
+                return (inbox.commands, inbox.stopping)
+            }
+            if stopping { return }
+            commands.forEach(perform)
             var processed: Int32
             repeat { processed = sd_bus_process(bus, nil) } while processed > 0
             if processed < 0 {
                 onEvent(.disconnected("the system bus connection broke: \(String(cString: strerror(-processed)))"))
                 return
             }
-            let (commands, stopping) = inbox.withLockedValue { inbox in
-                defer { inbox.commands = [] }
-                return (inbox.commands, inbox.stopping)
-            }
-            if stopping { return }
-            if !commands.isEmpty {
-                commands.forEach(perform)
-                continue  // what they queued goes out in the next sd_bus_process
-            }
             var deadline: UInt64 = 0
             var timeout: Double?
             if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
                 timeout = max(0, Double(deadline) / 1e6 - MonotonicClock.now())
             }
+            // A command submitted meanwhile has signalled the eventfd: the wait returns at once.
             let events = sd_bus_get_events(bus)
             _ = wakeup.wait(timeout: timeout, other: sd_bus_get_fd(bus), otherEvents: Int16(truncatingIfNeeded: max(events, 0)))
         }

@@ -25,35 +25,23 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow user="*"/>
-    <allow own="*"/>
+{rules}
+  </policy>
+{include}
+</busconfig>
+"""
+
+# Anyone may do anything.
+PERMISSIVE_RULES = """    <allow own="*"/>
     <allow send_type="method_call"/>
     <allow send_type="signal"/>
     <allow send_requested_reply="true" send_type="method_return"/>
     <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="*"/>
-  </policy>
-</busconfig>
-"""
-
-
-def clean_env(**extra):
-    """The environment for processes that must not see umockdev's preload (the bus, the clients)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
-    env.update(extra)
-    return env
-
+    <allow receive_type="*"/>"""
 
 # The default policy of a Debian system bus (dbus's system.conf): nobody may own a name or call a
 # method unless a policy file says so; signals, replies and the bus driver are open.
-RESTRICTIVE_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
+RESTRICTIVE_RULES = """    <deny own="*"/>
     <deny send_type="method_call"/>
     <allow send_type="signal"/>
     <allow send_requested_reply="true" send_type="method_return"/>
@@ -64,11 +52,13 @@ RESTRICTIVE_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bu
     <allow receive_type="signal"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
     <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-  </policy>
-  <include>{policy}</include>
-</busconfig>
-"""
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>"""
+
+def clean_env(**extra):
+    """The environment for processes that must not see umockdev's preload (the bus, the clients)."""
+    env = {key: value for key, value in os.environ.items() if key not in ("LD_PRELOAD", "UMOCKDEV_DIR")}
+    env.update(extra)
+    return env
 
 
 class PrivateSystemBus:
@@ -82,8 +72,8 @@ class PrivateSystemBus:
         socket = os.path.join(self.directory, "system_bus_socket")
         config = os.path.join(self.directory, "bus.conf")
         with open(config, "w") as handle:
-            template = RESTRICTIVE_BUS_CONFIG if policy else BUS_CONFIG
-            handle.write(template.format(socket=socket, policy=policy))
+            handle.write(BUS_CONFIG.format(socket=socket, rules=RESTRICTIVE_RULES if policy else PERMISSIVE_RULES,
+                                           include=f"  <include>{policy}</include>" if policy else ""))
         self.process = subprocess.Popen(["dbus-daemon", "--config-file", config, "--nofork", "--print-address=1"],
                                         stdout=subprocess.PIPE, text=True, env=clean_env())
         # The daemon prints its address once it listens: no guessing how long that takes.
