@@ -112,6 +112,29 @@ public struct HingeDetector: Sendable {
         update(at: time)
     }
 
+    /// A sensor stopped (sampling paused, removed, lost): its readings and the angle's continuity
+    /// are forgotten, so the angle is unknown until both read again; the mode holds.
+    public mutating func forget(_ location: SensorLocation) -> [HingeEvent] {
+        if location.isBase { base = nil } else { display = nil }
+        continuous = nil
+        pending = nil
+        var events: [HingeEvent] = []
+        forgetAngle(into: &events)
+        return events
+    }
+
+    /// Why the angle is unknown now, if it is (for the log).
+    public func unobservable(at time: Double) -> String? {
+        guard let display else { return "no display reading" }
+        guard let base else { return "no base reading" }
+        if time - base.time > configuration.staleAfter { return "the base sensor is silent" }
+        if time - display.time > configuration.staleAfter { return "the display sensor is silent" }
+        if abs(display.vector.x) > configuration.hingeVerticalLimit || abs(base.vector.x) > configuration.hingeVerticalLimit {
+            return "the hinge is near vertical"
+        }
+        return continuous == nil ? "no steady reading yet" : nil
+    }
+
     private func isSteady(_ reading: Vector3) -> Bool {
         let g = 9.81
         let magnitude = reading.magnitude

@@ -46,6 +46,7 @@ public enum ConfigurationFile {
         }
         var settings = base
         var detectorLines: [String: Int] = [:]
+        var hingeLines: [String: Int] = [:]
         for table in document.tables {
             guard !table.name.isEmpty else {
                 throw ConfigurationError(file: file, line: table.entries.first?.line,
@@ -67,6 +68,7 @@ public enum ConfigurationFile {
                     throw fail(setting, line: entry.line, error.description)
                 }
                 if table.name == "detector" { detectorLines[entry.key] = entry.line }
+                if table.name == "hinge" { hingeLines[entry.key] = entry.line }
             }
         }
         // The detector's parameters are checked together (some bound each other).
@@ -77,6 +79,11 @@ public enum ConfigurationFile {
                 throw ConfigurationError(file: file, line: nil, message: "[detector]: \(error.description)")
             }
             throw fail(setting, line: detectorLines[name], error.description)
+        }
+        let hinge = settings.daemon.hinge
+        if hinge.laptopBelow >= hinge.tabletAbove, let setting = DaemonSetting.all.first(where: { $0.table == "hinge" && $0.key == "laptop-below" }) {
+            throw fail(setting, line: hingeLines["laptop-below"] ?? hingeLines["tablet-above"],
+                       "laptop-below (\(hinge.laptopBelow)) must be below tablet-above (\(hinge.tabletAbove)): between them nothing changes")
         }
         return settings
     }

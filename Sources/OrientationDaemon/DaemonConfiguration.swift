@@ -29,8 +29,26 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Ask polkit about every D-Bus claim (`net.hadess.SensorProxy.claim-sensor`), as
     /// iio-sensor-proxy 3.4+ does.
     public var dbusPolkit = true
+    /// A convertible's hinge detector (docs/convertibles.md).
+    public var hinge = HingeConfiguration()
+    /// In laptop mode the system session (and every resolver session and D-Bus) keeps the natural
+    /// orientation instead of following the display sensor, which tilts with the lid.
+    public var laptopKeepsNormal = true
+    /// Whether to report tablet mode to libinput through a uinput SW_TABLET_MODE switch.
+    public var tabletModeSwitch = TabletModeSwitchMode.auto
+    /// The uinput device the switch is created through.
+    public var uinputPath = "/dev/uinput"
 
     public init() {}
+}
+
+/// `[hinge] tablet-mode-switch`.
+public enum TabletModeSwitchMode: String, Sendable, Hashable, CaseIterable {
+    /// When the uinput device is writable and the kernel reports no tablet-mode switch of its own.
+    case auto
+    /// Always; a switch that cannot be created is an error in the log and `orientctl get`.
+    case on
+    case off
 }
 
 /// `[dbus] mode`.

@@ -16,6 +16,7 @@ import Glibc
 public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let configuration: DaemonConfiguration
     private let source: any AccelerometerSource
+    private let baseSource: (any AccelerometerSource)?
     private let logger = Logger(label: "orientd.hub")
     private let serverName: String
     private let notifier: SystemdNotifier
@@ -28,10 +29,12 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
     ///   - activatedSocket: a listening socket passed by systemd (socket activation), adopted instead
     ///     of binding `configuration.socketPath`.
-    public init(configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String,
-                notifier: SystemdNotifier, activatedSocket: Int32?) {
+    ///   - baseSource: a convertible's keyboard-base sensor, when one is to be read.
+    public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
+                serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
         self.configuration = configuration
         self.source = source
+        self.baseSource = baseSource
         self.serverName = serverName
         self.notifier = notifier
         self.activatedSocket = activatedSocket
@@ -52,22 +55,32 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         // One loop for the hub and every connection: ordering without locks.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, serverName: serverName)
+        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
         let detection = hub.detection
+        let hinge = hub.hinge
         source.deliver { event in
             // On the sensor's thread: decide here, and wake the loop only when there is news.
             let detected = detection.observe(event)
-            if case .sample = event, !detected.isNews { return }
+            let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()
+            if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
                 hub.handle(event, detected: detected.change)
+                if hinged.isNews { hub.hingeChanged(hinged) }
                 if let tilt = detected.tilt { hub.sensorProxy?.tiltChanged(tilt) }
                 firstEventSeen.yield()
                 firstEventSeen.finish()
+            }
+        }
+        if let baseSource, let hinge {
+            baseSource.deliver { event in
+                let outcome = hinge.observe(event, from: .base)
+                if case .sample = event, !outcome.isNews { return }
+                loop.execute { hub.handleBase(event, outcome: outcome) }
             }
         }
         let timeout = Task {
@@ -82,6 +95,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
         } catch {
             source.shutdown()
+            baseSource?.shutdown()
             try? await group.shutdownGracefully()
             throw error
         }
@@ -93,6 +107,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             acceptor.stop()
             if activatedSocket == nil { unlink(configuration.socketPath) }
             source.shutdown()
+            baseSource?.shutdown()
             try? await group.shutdownGracefully()
             throw error
         }
@@ -124,6 +139,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         source.shutdown()  // returns after the last event was passed on
+        baseSource?.shutdown()
         try? await group.shutdownGracefully()
     }
 

@@ -7,7 +7,15 @@ import SensorCore
 public struct ServeSettings: Sendable, Hashable {
     public var daemon = DaemonConfiguration()
     public var sensor = SensorConfiguration()
+    /// A convertible's keyboard-base accelerometer (``BaseSensorChoice``) and its matrix override.
+    public var baseSensor = BaseSensorChoice.auto
+    public var baseMountMatrix: MountMatrix?
     public var logLevel = Logger.Level.info
+
+    /// The base sensor's configuration, or nil when none is to be read.
+    public var baseSensorConfiguration: SensorConfiguration? {
+        baseSensor.configuration(besides: sensor, mountMatrix: baseMountMatrix)
+    }
 
     public init() {}
 }
@@ -283,9 +291,50 @@ extension DaemonSetting {
                       help: "Serve net.hadess.SensorProxy (iio-sensor-proxy's interface) on the system bus: auto (when the bus is reachable at start), on (exit 69 when it is not), off."),
         DaemonSetting("dbus", "polkit", option: "dbus-polkit", valueName: "bool", .boolean, at: \.daemon.dbusPolkit,
                       help: "Check every D-Bus claim with polkit (action net.hadess.SensorProxy.claim-sensor); without polkit on the bus, only root and the control group may claim."),
+        DaemonSetting("hinge", "base-sensor", option: "base-sensor", valueName: "spec", .text(
+            "a string: auto, none, or \(SensorSpecification.grammar)", parse: { text throws(SettingProblem) in
+                do throws(SensorSpecificationError) { return try BaseSensorChoice(parsing: text) } catch { throw SettingProblem(error.description) }
+            }, show: \.description), at: \.baseSensor,
+            help: "A convertible's keyboard-base accelerometer, for the hinge angle and tablet mode: auto (the sensor udev, its label or its location names base, beside the display sensor; the base rows of a replayed two-sensor trace), none, or a sensor."),
+        DaemonSetting("hinge", "base-mount-matrix", option: "base-mount-matrix", valueName: "a, b, c; d, e, f; g, h, i", ValueForm<MountMatrix>.text(
+            "a string \"a, b, c; d, e, f; g, h, i\"", parse: { text throws(SettingProblem) in
+                do throws(MountMatrixError) { return try MountMatrix(parsing: text) } catch { throw SettingProblem(error.description) }
+            }, show: \.text).optional(), at: \.baseMountMatrix,
+            help: "The base sensor's matrix, overriding udev and sysfs; with the lid closed it must make the base read what the display reads."),
+        DaemonSetting("hinge", "laptop-keeps-normal", option: "laptop-keeps-normal", valueName: "bool", .boolean, at: \.daemon.laptopKeepsNormal,
+                      help: "In laptop mode the interface keeps its natural orientation (the display sensor tilts with the lid); in tablet mode it follows the display sensor."),
+        DaemonSetting("hinge", "tablet-mode-switch", option: "tablet-mode-switch", valueName: "mode", .choice("mode"), at: \.daemon.tabletModeSwitch,
+                      help: "Report tablet mode to libinput and the desktop through a uinput SW_TABLET_MODE switch: auto (when /dev/uinput is writable and the kernel has no tablet-mode switch of its own), on, off."),
+        DaemonSetting("hinge", "uinput", option: nil, valueName: "path", .text("a string: an absolute path", parse: { path throws(SettingProblem) in
+            guard path.hasPrefix("/") else { throw SettingProblem("\"\(path)\" is not absolute") }
+            return path
+        }, show: { $0 }), at: \.daemon.uinputPath, help: "The uinput device the tablet-mode switch is created through."),
+    ] + hingeParameters + [
         DaemonSetting("log", "level", option: "log-level", valueName: "level", .choice("level"), at: \.logLevel,
                       help: "trace, debug, info, notice, warning, error or critical."),
     ]
+
+    /// The hinge detector's parameters (file only): `[hinge] tablet-above` and the rest.
+    static let hingeParameters: [DaemonSetting] = {
+        func parameter(_ key: String, _ path: WritableKeyPath<ServeSettings, Double> & Sendable, _ unit: String,
+                       _ range: ClosedRange<Double>, _ help: String) -> DaemonSetting {
+            let expected = "a number of \(unit) in [\(formatNumber(range.lowerBound)), \(formatNumber(range.upperBound))]"
+            return DaemonSetting("hinge", key, option: nil, valueName: unit, .number(expected) { value in
+                range.contains(value) ? nil : "\(formatNumber(value)) is out of range"
+            }, at: path, help: help)
+        }
+        return [
+            parameter("tablet-above", \.daemon.hinge.tabletAbove, "degrees", 180...350, "Tablet mode beyond this hinge angle (ChromeOS: 200)."),
+            parameter("laptop-below", \.daemon.hinge.laptopBelow, "degrees", 10...180, "Laptop mode again below this angle (ChromeOS: 160)."),
+            parameter("confirmation", \.daemon.hinge.confirmation, "seconds", 0...5, "A mode changes after every steady reading for this long was past its threshold."),
+            parameter("smoothing", \.daemon.hinge.smoothing, "seconds", 0.01...2, "Time constant of each sensor's low-pass filter."),
+            parameter("hinge-vertical-limit", \.daemon.hinge.hingeVerticalLimit, "m/s²", 5...9.5, "Beyond this hinge-axis component on either sensor the hinge is too near vertical to measure."),
+            parameter("magnitude-tolerance", \.daemon.hinge.magnitudeTolerance, "m/s²", 0.2...5, "A reading further than this from g is a jolt: it moves neither angle nor mode."),
+            parameter("stale-after", \.daemon.hinge.staleAfter, "seconds", 0.1...10, "A sensor silent for this long makes the angle unknown; the mode holds."),
+            parameter("ambiguous-zone", \.daemon.hinge.ambiguousZone, "degrees", 0...60, "At start, within this many degrees of closed or folded back the mode waits for the hinge to move."),
+            parameter("deadband", \.daemon.hinge.deadband, "degrees", 0...10, "The published angle changes when the estimate moves this much."),
+        ]
+    }()
 
     /// The setting with this option.
     public static func option(_ name: String) -> DaemonSetting {
@@ -302,6 +351,7 @@ extension DaemonSetting {
         ("access", ""),
         ("clients", ""),
         ("dbus", "net.hadess.SensorProxy on the system bus, for desktops that speak iio-sensor-proxy's interface (docs/dbus.md)."),
+        ("hinge", "Convertibles: the keyboard base's accelerometer, the hinge angle and tablet mode (docs/convertibles.md)."),
         ("log", ""),
     ]
 }

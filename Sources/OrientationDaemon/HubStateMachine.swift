@@ -25,15 +25,16 @@ public struct ListenerID: Hashable, Sendable, CustomStringConvertible {
 
 /// What the hub decided, for its shell to carry out, in order.
 enum HubAction: Hashable, Sendable {
-    /// The first claim: the sensor starts sampling (and the shell watches for its silence).
-    case startSampling
+    /// A sensor starts sampling: the display's with the first claim (and the shell watches for
+    /// its silence); a convertible's base with the first claim that needs the hinge.
+    case startSampling(SensorRole)
     /// The last claim ended: call ``HubStateMachine/scheduledStopDue()`` after `seconds` (the
     /// claim linger), unless the stop is cancelled first.
     case scheduleStop(after: Double)
     /// A claim came back during the linger.
     case cancelScheduledStop
-    /// The linger passed with no claim: the sensor stops sampling.
-    case stopSampling
+    /// The linger passed with no claim that needs it: the sensor stops sampling.
+    case stopSampling(SensorRole)
     /// A change of the daemon's state for every listener subscribed to its topic (possibly none).
     case publish(Event, to: [ListenerID])
     /// An event for one listener only (its session's).
@@ -62,6 +63,8 @@ struct HubStateMachine {
 
         /// Claims held: subscriptions to the claiming topics count, nestably.
         var claimCount: Int { topicCounts.reduce(0) { $0 + ($1.key.claimsSensor ? $1.value : 0) } }
+        /// The claims that also need a convertible's base sensor (hinge, mode).
+        var baseClaimCount: Int { topicCounts.reduce(0) { $0 + ($1.key.needsBaseSensor ? $1.value : 0) } }
         var subscribedTopics: [Topic] { Topic.subscribable.filter { topicCounts[$0] != nil } }
     }
 
@@ -79,15 +82,26 @@ struct HubStateMachine {
     private var systemSession: InterfaceOrientationResolver
     private var sessions: ResolverSessions
     private(set) var claims = 0
-    private(set) var isSampling = false
+    /// Claims on the hinge and the mode, which need the base sensor too.
+    private(set) var baseClaims = 0
+    /// The sensors sampling now.
+    private(set) var sampling: Set<SensorRole> = []
+    var isSampling: Bool { sampling.contains(.display) }
+    /// Whether a base sensor is read (a convertible, or one configured): without it the base is
+    /// never asked to sample.
+    let hasBaseSensor: Bool
+    /// The device orientation the resolver sessions were last given: the display's, or in laptop
+    /// mode the natural one (``ConvertibleRotation``).
+    private var followedDevice: DeviceOrientation = .unknown
     private var stopScheduled = false
     private var sensorPresent = false
     private var activeFaults: Set<SensorFault.Kind> = []
     /// What the input being handled decided so far.
     private var output: [HubAction] = []
 
-    init(configuration: DaemonConfiguration) {
+    init(configuration: DaemonConfiguration, hasBaseSensor: Bool = false) {
         self.configuration = configuration
+        self.hasBaseSensor = hasBaseSensor
         sessions = ResolverSessions(maximumNodes: configuration.maximumSessionNodes)
         systemSession = Self.makeSystemSession(configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
         state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart, dbus: "off")
@@ -130,7 +144,9 @@ struct HubStateMachine {
         guard let listener = listeners.removeValue(forKey: id) else { return [] }
         for topic in listener.topicCounts.keys { subscribers[topic]?.removeAll { $0 == id } }
         sessions.remove(id)
-        release(listener.claimCount)
+        claims -= listener.claimCount
+        baseClaims -= listener.baseClaimCount
+        updateSampling(at: 0)
         output.append(.statusChanged)
         return takeOutput()
     }
@@ -156,10 +172,12 @@ struct HubStateMachine {
             return .snapshot(seq: seq, state: state)
 
         case .subscribe(let topics), .unsubscribe(let topics):
-            let before = listeners[id]!.claimCount
+            let before = (listeners[id]!.claimCount, listeners[id]!.baseClaimCount)
             if case .subscribe = request { subscribe(id, to: topics) } else { unsubscribe(id, from: topics) }
-            let after = listeners[id]!.claimCount
-            if after > before { claim(after - before, at: time) } else if after < before { release(before - after) }
+            let after = (listeners[id]!.claimCount, listeners[id]!.baseClaimCount)
+            claims += after.0 - before.0
+            baseClaims += after.1 - before.1
+            updateSampling(at: time)
             return .subscriptions(topics: listeners[id]!.subscribedTopics, seq: seq, state: state)
 
         case .lock(let on):
@@ -177,7 +195,7 @@ struct HubStateMachine {
             return .state(state)
 
         case .openSession(let initial):
-            return try sessions.open(for: id, initial: initial, idiom: configuration.idiom, device: state.device, locked: state.locked)
+            return try sessions.open(for: id, initial: initial, idiom: configuration.idiom, device: followedDevice, locked: state.locked)
 
         case .closeSession:
             try sessions.close(for: id)
@@ -214,33 +232,43 @@ struct HubStateMachine {
 
     // MARK: - Claims
 
-    private mutating func claim(_ count: Int, at time: Double) {
-        claims += count
-        if stopScheduled {
+    /// The sensors the claims need: the display for any claim; the base for a claim on the hinge
+    /// or the mode, or for any claim when the mode decides the rotation (laptop keeps normal).
+    private var wantedSensors: Set<SensorRole> {
+        guard claims > 0 else { return [] }
+        let needsBase = hasBaseSensor && (baseClaims > 0 || configuration.laptopKeepsNormal)
+        return needsBase ? [.display, .base] : [.display]
+    }
+
+    /// Starts what the claims need at once; what they no longer need stops after the linger.
+    /// `time` only matters when a start changes the sensor's status (a release changes nothing).
+    private mutating func updateSampling(at time: Double) {
+        let wanted = wantedSensors
+        for role in SensorRole.allCases where wanted.contains(role) && !sampling.contains(role) {
+            sampling.insert(role)
+            output.append(.startSampling(role))
+            if role == .display { updateSensorStatus(at: time) }
+        }
+        let unneeded = !sampling.isSubset(of: wanted)
+        if unneeded, !stopScheduled {
+            stopScheduled = true
+            output.append(.scheduleStop(after: configuration.claimLinger))
+        } else if !unneeded, stopScheduled {
             stopScheduled = false
             output.append(.cancelScheduledStop)
         }
-        if !isSampling, claims > 0 {
-            isSampling = true
-            output.append(.startSampling)
-            updateSensorStatus(at: time)
-        }
     }
 
-    private mutating func release(_ count: Int) {
-        claims = max(0, claims - count)
-        guard claims == 0, isSampling, !stopScheduled else { return }
-        stopScheduled = true
-        output.append(.scheduleStop(after: configuration.claimLinger))
-    }
-
-    /// The linger after the last claim has passed.
+    /// The linger after the last claim (on a sensor) has passed: what is still unneeded stops.
     mutating func scheduledStopDue(at time: Double) -> [HubAction] {
-        guard stopScheduled, claims == 0 else { return [] }
+        guard stopScheduled else { return [] }
         stopScheduled = false
-        isSampling = false
-        output.append(.stopSampling)
-        updateSensorStatus(at: time)
+        let wanted = wantedSensors
+        for role in SensorRole.allCases.reversed() where sampling.contains(role) && !wanted.contains(role) {
+            sampling.remove(role)
+            output.append(.stopSampling(role))
+            if role == .display { updateSensorStatus(at: time) }
+        }
         return takeOutput()
     }
 
@@ -294,12 +322,14 @@ struct HubStateMachine {
         return takeOutput()
     }
 
-    /// The hinge detector decided a mode.
+    /// The hinge detector decided a mode; in laptop mode the sessions may stop following the
+    /// display (``ConvertibleRotation``).
     mutating func modeDetected(_ mode: DeviceMode, at time: Double) -> [HubAction] {
         guard mode != state.mode else { return [] }
         let from = state.mode
         state.mode = mode
         publish(.mode(from: from, to: mode), at: time)
+        followDevice(at: time)
         return takeOutput()
     }
 
@@ -328,8 +358,16 @@ struct HubStateMachine {
         let from = state.device
         state.device = orientation
         publish(.device(from: from, to: orientation), at: time)
-        applyToSystemSession(.deviceOrientation(orientation), at: time)
-        applyToSessions(.deviceOrientation(orientation), at: time)
+        followDevice(at: time)
+    }
+
+    /// Gives the resolver sessions the orientation they follow, when it changed.
+    private mutating func followDevice(at time: Double) {
+        let followed = ConvertibleRotation.followedOrientation(device: state.device, mode: state.mode, laptopKeepsNormal: configuration.laptopKeepsNormal)
+        guard followed != followedDevice else { return }
+        followedDevice = followed
+        applyToSystemSession(.deviceOrientation(followed), at: time)
+        applyToSessions(.deviceOrientation(followed), at: time)
     }
 
     private mutating func applyToSystemSession(_ action: ResolverAction, at time: Double) {
@@ -366,13 +404,15 @@ struct HubStateMachine {
         if new.supportedOrientations != configuration.supportedOrientations {
             // The app-wide mask cannot change through resolver actions: a new system session takes
             // over the device, interface and lock, then enforces the new mask.
-            systemSession = Self.makeSystemSession(new, device: state.device, interface: state.interface, locked: state.locked)
+            systemSession = Self.makeSystemSession(new, device: followedDevice, interface: state.interface, locked: state.locked)
             applyToSystemSession(.updateSupportedOrientations, at: time)
         }
         let kept = (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom)
         configuration = new
         (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom) = kept
         sessions.maximumNodes = new.maximumSessionNodes
+        followDevice(at: time)
+        updateSampling(at: time)
         output.append(.statusChanged)
         return (takeOutput(), restart)
     }

@@ -21,8 +21,12 @@ public final class OrientationHub: @unchecked Sendable {
     var statusObserver: (@Sendable (String) -> Void)?
     private var statusThrottle = StatusThrottle(interval: 1)
     private let source: any AccelerometerSource
+    /// A convertible's keyboard-base sensor, when one is read.
+    private let baseSource: (any AccelerometerSource)?
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
+    /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
+    let hinge: HingeStage?
     private var machine: HubStateMachine
     private let serverName: String
     /// The Unix socket's clients.
@@ -33,13 +37,17 @@ public final class OrientationHub: @unchecked Sendable {
     private var silenceTask: RepeatedTask?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
     private var faultLog = FaultLogLimiter()
+    private var baseFaultLog = FaultLogLimiter()
 
-    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource, serverName: String) {
+    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
+                baseSource: (any AccelerometerSource)? = nil, serverName: String) {
         self.eventLoop = eventLoop
         self.source = source
+        self.baseSource = baseSource
         self.serverName = serverName
         detection = DetectionStage(configuration: configuration.detector)
-        machine = HubStateMachine(configuration: configuration)
+        hinge = baseSource == nil ? nil : HingeStage(configuration: configuration.hinge)
+        machine = HubStateMachine(configuration: configuration, hasBaseSensor: baseSource != nil)
         if let error = machine.systemSessionLaunchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
         }
@@ -114,10 +122,67 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
-    /// The sensor has been silent for the detector's timeout: the orientation becomes unknown.
+    /// A base-sensor event the hinge stage has already observed (on that sensor's thread).
+    func handleBase(_ event: SensorEvent, outcome: HingeStage.Outcome) {
+        eventLoop.preconditionInEventLoop()
+        let now = MonotonicClock.now()
+        switch event {
+        case .available(let description):
+            sensorLogger.info("base sensor available", metadata: [
+                "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                "sensor.selection": "\(description.selection ?? "")",
+            ])
+            for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
+        case .unavailable(let reason):
+            sensorLogger.notice("base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
+        case .fault(let fault):
+            if baseFaultLog.logFault(fault.kind, at: now) {
+                sensorLogger.warning("base sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            }
+        case .recovered(let kind, let device):
+            if baseFaultLog.logRecovery(kind) {
+                sensorLogger.info("base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+            }
+        case .ended:
+            sensorLogger.info("base sensor input ended")
+        case .sample:
+            break
+        }
+        hingeChanged(outcome, at: now)
+    }
+
+    /// Publishes what the hinge stage decided.
+    func hingeChanged(_ outcome: HingeStage.Outcome, at now: Double = MonotonicClock.now()) {
+        eventLoop.preconditionInEventLoop()
+        for event in outcome.events {
+            switch event {
+            case .angle(let angle):
+                if angle == nil, let reason = outcome.angleLostBecause {
+                    // A sensor's silence or loss is news once per episode; a hinge held upright is not.
+                    if reason.contains("silent") || reason.contains("gone") {
+                        sensorLogger.warning("hinge angle unknown: \(reason); the mode holds", metadata: ["mode": "\(state.mode?.rawValue ?? "unknown")"])
+                    } else {
+                        sensorLogger.debug("hinge angle unknown: \(reason)")
+                    }
+                } else if angle != nil, state.hinge == nil {
+                    sensorLogger.debug("hinge angle known again")
+                }
+                // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
+                perform(machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now))
+            case .mode(let mode):
+                sensorLogger.info("mode \(mode.rawValue)", metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
+                perform(machine.modeDetected(mode, at: now))
+            }
+        }
+    }
+
+    /// The sensor has been silent for the detector's timeout: the orientation becomes unknown (and
+    /// the hinge angle, a while sooner).
     private func checkSilence() {
         let now = MonotonicClock.now()
         if let change = detection.advance(to: now) { perform(machine.deviceDetected(change.to, at: now)) }
+        if let hinge { hingeChanged(hinge.advance(to: now), at: now) }
     }
 
     /// What became of net.hadess.SensorProxy (``SensorProxyService``).
@@ -134,6 +199,10 @@ public final class OrientationHub: @unchecked Sendable {
         if new.detector != configuration.detector {
             detection.restart(configuration: new.detector)
             logger.notice("detector parameters changed: detection starts afresh")
+        }
+        if new.hinge != configuration.hinge, let hinge {
+            hinge.restart(configuration: new.hinge)
+            logger.notice("hinge parameters changed: the hinge detector starts afresh")
         }
         let (actions, restart) = machine.reload(new, at: MonotonicClock.now())
         socket.setStallTimeout(new.stallTimeout)
@@ -155,12 +224,15 @@ public final class OrientationHub: @unchecked Sendable {
     private func perform(_ actions: [HubAction]) {
         for action in actions {
             switch action {
-            case .startSampling:
+            case .startSampling(.display):
                 source.startSampling()
                 logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(machine.claims)"])
                 silenceTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] _ in
                     self?.checkSilence()
                 }
+            case .startSampling(.base):
+                baseSource?.startSampling()
+                logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
                     guard let self else { return }
@@ -170,11 +242,16 @@ public final class OrientationHub: @unchecked Sendable {
             case .cancelScheduledStop:
                 stopTask?.cancel()
                 stopTask = nil
-            case .stopSampling:
+            case .stopSampling(.display):
                 source.stopSampling()
                 silenceTask?.cancel()
                 silenceTask = nil
                 logger.info("no claims left: sampling stops")
+                if let hinge { hingeChanged(hinge.forget(.display)) }
+            case .stopSampling(.base):
+                baseSource?.stopSampling()
+                logger.info("no claims on the hinge left: base sensor sampling stops")
+                if let hinge { hingeChanged(hinge.forget(.base)) }
             case .publish(let event, let listeners):
                 deliver(event, to: listeners)
             case .send(let event, let listener):

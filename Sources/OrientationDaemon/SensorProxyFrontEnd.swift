@@ -153,7 +153,8 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
                 return
             }
             claimants[call.sender] = listener
-            _ = hub.handle(.subscribe([.device]), from: listener)
+            // The mode too: on a convertible in laptop mode the orientation reported is the natural one.
+            _ = hub.handle(.subscribe([.device, .mode]), from: listener)
             logger.debug("accelerometer claimed", metadata: ["dbus.name": "\(call.sender)"])
         }
         // Since 3.6 the reply waits for a first reading, so a client that reads the property right
@@ -191,7 +192,7 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     }
 
     private func update(to state: DaemonState) {
-        let next = values.following(state, tilt: tilt)
+        let next = values.following(state, tilt: tilt, laptopKeepsNormal: hub.configuration.laptopKeepsNormal)
         let changes = next.changes(from: values)
         guard !changes.isEmpty else { return }
         values = next

@@ -59,11 +59,15 @@ struct SensorProxyValues: Hashable, Sendable {
     /// last classified it (nil: not known). Once a value other than `undefined` was published it stays
     /// until the sensor goes away: Qt maps `undefined` to Undefined and KWin then falls back to
     /// the user's manual rotation, so face up, face down and unknown keep the last upright value.
-    func following(_ state: DaemonState, tilt newTilt: AccelerometerTilt?) -> SensorProxyValues {
+    ///
+    /// On a convertible in laptop mode the orientation is the one the system session follows
+    /// (``ConvertibleRotation``): `normal` while `laptopKeepsNormal`, as orientd's own clients see it.
+    func following(_ state: DaemonState, tilt newTilt: AccelerometerTilt?, laptopKeepsNormal: Bool = true) -> SensorProxyValues {
         var next = self
         next.hasAccelerometer = state.sensor != .absent
         guard next.hasAccelerometer else { return SensorProxyValues() }
-        if let upright = AccelerometerOrientation(state.device) { next.orientation = upright }
+        let followed = ConvertibleRotation.followedOrientation(device: state.device, mode: state.mode, laptopKeepsNormal: laptopKeepsNormal)
+        if let upright = AccelerometerOrientation(followed) { next.orientation = upright }
         if let newTilt, newTilt != .undefined { next.tilt = newTilt }
         return next
     }

@@ -30,6 +30,9 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
 
     /// Subscribing to these claims the sensor: it samples while any claim is held.
     public var claimsSensor: Bool { self == .device || self == .interface || self == .hinge || self == .mode }
+
+    /// On a convertible these also need its base sensor (the hinge angle comes from both).
+    public var needsBaseSensor: Bool { self == .hinge || self == .mode }
 }
 
 /// The kinds of message the server sends (the `type` field).

@@ -1,31 +1,47 @@
 import OrientationCore
 import NIOConcurrencyHelpers
 
-/// A recorded trace (corpus CSV `t,x,y,z`) replayed in real time, or `speed` times faster: the mock
-/// sensor for demos and tests. It goes through the same events and pipeline as a real one.
+/// A recorded trace replayed in real time, or `speed` times faster: the mock sensor for demos and
+/// tests. It goes through the same events and pipeline as a real one.
+///
+/// A trace is a corpus CSV (`t,x,y,z`) or a convertible's two-sensor trace (`t,location,x,y,z`);
+/// a source replays the rows of its ``SensorRole`` (the display's: every row not of the base), so a
+/// daemon serving a two-sensor trace runs two of these, one per sensor, as on a real convertible.
+/// A base source of a trace without base rows reports its sensor unavailable and replays nothing.
 ///
 /// Sample times are the host's monotonic clock at which each sample is due, so the spacing of the
-/// trace is kept exactly. Stopping pauses the replay; starting again resumes where it stopped.
+/// trace is kept exactly; both sides count from the trace's first row, so two sources started
+/// together stay in step. Stopping pauses the replay; starting again resumes where it stopped.
 public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
     private let samples: [(time: Double, reading: Vector3)]
+    /// The trace's first time, over both sensors' rows.
+    private let origin: Double
     private let speed: Double
     private let description: SensorDescription
 
     /// Reads the whole trace now, so a bad file is reported before anything runs.
-    public init(path: String, speed: Double, mountMatrix: MountMatrix?) throws(TraceFileError) {
-        samples = try TraceFile.read(path: path)
+    public init(path: String, speed: Double, mountMatrix: MountMatrix?, role: SensorRole = .display) throws(TraceFileError) {
+        let rows = try TraceFile.readLocated(path: path)
+        samples = rows.filter { ($0.location == .base) == (role == .base) }.map { ($0.time, $0.reading) }
+        origin = rows.map(\.time).min() ?? 0
         self.speed = speed
         description = SensorDescription(
-            identifier: "replay:\(path)", name: "trace replay", mountMatrix: mountMatrix ?? .identity,
-            mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
+            identifier: role == .base ? "replay:\(path)#base" : "replay:\(path)", name: "trace replay",
+            location: role == .base ? .base : (rows.contains { $0.location == .base } ? .display : .unknown),
+            mountMatrix: mountMatrix ?? .identity, mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
             samplingFrequency: Self.rate(of: samples))
         super.init()
+        guard !samples.isEmpty else {
+            if role == .display { throw TraceFileError(path: path, line: nil, problem: "no display samples (every row is the base's)") }
+            outlet.emit(.unavailable(reason: "\(path) has no base rows (not a two-sensor trace)"))
+            return
+        }
         outlet.emit(.available(description))
-        begin(threadName: "orientd-replay")
+        begin(threadName: role == .base ? "orientd-replay-b" : "orientd-replay")
     }
 
     override func run() {
-        var anchor: Double?  // monotonic time at which trace time `samples[0].time` is due
+        var anchor: Double?  // monotonic time at which trace time `origin` is due
         var pausedAt: Double?
         var index = 0
         while index < samples.count {
@@ -42,7 +58,7 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
                 pausedAt = nil
             }
             if anchor == nil { anchor = now }
-            let due = anchor! + (samples[index].time - samples[0].time) / speed
+            let due = anchor! + (samples[index].time - origin) / speed
             if due > now {
                 _ = control.wakeup.wait(timeout: due - now)
                 continue
@@ -186,11 +202,20 @@ final class SamplingSwitch: Sendable {
 public enum TraceFile {
     /// The samples of a corpus CSV file; errors name the file and line.
     public static func read(path: String) throws(TraceFileError) -> [(time: Double, reading: Vector3)] {
+        try readLines(path: path) { line, number throws(TraceFormatError) in try TraceFormat.parse(line: line, lineNumber: number) }
+    }
+
+    /// The rows of a one- or two-sensor trace (`t,x,y,z` rows are the display's).
+    public static func readLocated(path: String) throws(TraceFileError) -> [(time: Double, location: SensorLocation, reading: Vector3)] {
+        try readLines(path: path) { line, number throws(TraceFormatError) in try TraceFormat.parseLocated(line: line, lineNumber: number) }
+    }
+
+    private static func readLines<Row>(path: String, parse: (String, Int) throws(TraceFormatError) -> Row?) throws(TraceFileError) -> [Row] {
         guard let file = fopen(path, "r") else {
             throw TraceFileError(path: path, line: nil, problem: "cannot open: \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
-        var samples: [(time: Double, reading: Vector3)] = []
+        var samples: [Row] = []
         var line: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(line) }
@@ -201,7 +226,7 @@ public enum TraceFile {
             number += 1
             let text = String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self)
             do {
-                if let sample = try TraceFormat.parse(line: text, lineNumber: number) { samples.append(sample) }
+                if let sample = try parse(text, number) { samples.append(sample) }
             } catch {
                 throw TraceFileError(path: path, line: number, problem: "\(error.problem): \"\(error.text.prefix(120))\"")
             }

@@ -108,7 +108,8 @@ public enum AccelerometerSelection {
 
     /// Chooses deterministically: matching the specification; for `auto`, never a sensor in the
     /// base; display before lid before unknown; then the lowest device number.
-    public static func choose(from candidates: [AccelerometerCandidate], for specification: SensorSpecification) -> Result {
+    public static func choose(from candidates: [AccelerometerCandidate], for specification: SensorSpecification, role: SensorRole = .display) -> Result {
+        if role == .base { return chooseBase(from: candidates, for: specification) }
         var skipped: [String] = []
         func describe(_ candidate: AccelerometerCandidate) -> String {
             let (place, origin) = candidate.location
@@ -153,6 +154,28 @@ public enum AccelerometerSelection {
         if ordered.count > 1 { reason += " among \(ordered.count) (display before lid, then the lowest number)" }
         if chosen.location.0 == .base { reason += "; it sits in the keyboard base, used because it was asked for" }
         return Result(chosen: chosen, reason: reason, skipped: skipped)
+    }
+
+    /// A convertible's base sensor: for `auto` the base-located one with the lowest number (never
+    /// a display sensor); a named or numbered device as given.
+    static func chooseBase(from candidates: [AccelerometerCandidate], for specification: SensorSpecification) -> Result {
+        let matching = candidates.filter { candidate in
+            switch specification {
+            case .iioDevice(let number): candidate.number == number
+            case .iioName(let name): candidate.name == name || candidate.label == name
+            default: candidate.location.0 == .base
+            }
+        }.sorted { ($0.number ?? Int.max, $0.deviceID) < ($1.number ?? Int.max, $1.deviceID) }
+        guard let chosen = matching.first else {
+            let reason = switch specification {
+            case .iioDevice, .iioName: "no accelerometer matches \(specification)"
+            default: "no accelerometer in a keyboard base (not a convertible, or nothing names one base: ACCEL_LOCATION, label or location)"
+            }
+            return Result(chosen: nil, reason: reason, skipped: [])
+        }
+        let (place, origin) = chosen.location
+        return Result(chosen: chosen, reason: "chose \(chosen.deviceID) (\(chosen.name)), location \(place.rawValue) from \(origin), as the base sensor",
+                      skipped: matching.dropFirst().map { "\($0.deviceID) (\($0.name)): \(chosen.deviceID) ranks first" })
     }
 }
 

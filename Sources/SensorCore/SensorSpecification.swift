@@ -97,9 +97,64 @@ public enum AcquisitionMode: String, Sendable, Hashable, CaseIterable, Codable {
     case buffer
 }
 
+/// Which of a convertible's two accelerometers a source reads.
+public enum SensorRole: String, Sendable, Hashable, CaseIterable {
+    /// The display's (or the only) accelerometer: the device orientation comes from it.
+    case display
+    /// The keyboard base's: only the hinge angle comes from it (docs/convertibles.md).
+    case base
+}
+
+/// `[hinge] base-sensor`: which accelerometer is a convertible's keyboard base.
+public enum BaseSensorChoice: Sendable, Hashable, CustomStringConvertible {
+    /// Where the display sensor is: a local base-located sensor (for `auto`, `iio:…`), the base
+    /// one iiod serves (`ip:HOST`), the base rows of a replayed trace; none for `stdin`.
+    case auto
+    /// Never read a base sensor (no hinge angle, no mode).
+    case none
+    case sensor(SensorSpecification)
+
+    public init(parsing text: String) throws(SensorSpecificationError) {
+        switch text {
+        case "auto": self = .auto
+        case "none": self = .none
+        default: self = .sensor(try SensorSpecification(parsing: text))
+        }
+    }
+
+    /// The base sensor's configuration beside the display's, or nil when none is to be read.
+    public func configuration(besides display: SensorConfiguration, mountMatrix: MountMatrix?) -> SensorConfiguration? {
+        let specification: SensorSpecification
+        switch self {
+        case .none: return nil
+        case .sensor(let given): specification = given
+        case .auto:
+            switch display.specification {
+            case .auto, .iioName, .iioDevice: specification = .auto
+            case .network, .replay: specification = display.specification
+            case .standardInput: return nil
+            }
+        }
+        var base = SensorConfiguration(specification: specification, mountMatrix: mountMatrix, rate: display.rate, acquisition: display.acquisition)
+        base.role = .base
+        return base
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .none: "none"
+        case .sensor(let specification): specification.description
+        }
+    }
+}
+
 /// What the user configured for the sensor; every command builds one from its options.
 public struct SensorConfiguration: Sendable, Hashable {
     public var specification: SensorSpecification
+    /// `auto` chooses among the display sensors for `.display`, among the base sensors for `.base`;
+    /// a replayed two-sensor trace gives the rows of this side.
+    public var role: SensorRole = .display
     /// Overrides every discovered matrix (`--mount-matrix`).
     public var mountMatrix: MountMatrix?
     /// Requested sampling rate in Hz; the nearest rate the device offers is used.

@@ -12,7 +12,7 @@ import SensorCore
 public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Sendable {
     public let outlet = SensorEventOutlet()
     private let configuration: SensorConfiguration
-    private let queue = DispatchQueue(label: "orientd.sensor")
+    private let queue: DispatchQueue
     public static let retryInterval = 1.0
 
     // Confined to `queue`.
@@ -35,6 +35,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     /// Starts watching for the sensor; fails only when udev itself cannot be used.
     public init(configuration: SensorConfiguration) throws(UdevError) {
         self.configuration = configuration
+        queue = DispatchQueue(label: configuration.role == .base ? "orientd.sensor.base" : "orientd.sensor")
         if configuration.specification.isLocalIIO {
             let udev = try Udev()
             let monitor = try UdevMonitor(udev: udev, subsystem: "iio")
@@ -98,7 +99,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             reportUnavailable("udev enumeration failed: \(error)")
             return
         }
-        let selection = AccelerometerSelection.choose(from: candidates, for: configuration.specification)
+        let selection = AccelerometerSelection.choose(from: candidates, for: configuration.specification, role: configuration.role)
         guard let chosen = selection.chosen else {
             if current != nil {
                 closeAcquisition()
@@ -119,7 +120,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             let found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration)
             var selectionSpecification = configuration.specification
             if case .network = selectionSpecification { selectionSpecification = .auto }
-            let selection = AccelerometerSelection.choose(from: found.map(\.0), for: selectionSpecification)
+            let selection = AccelerometerSelection.choose(from: found.map(\.0), for: selectionSpecification, role: configuration.role)
             guard let chosen = selection.chosen, var description = found.first(where: { $0.0 == chosen })?.1 else {
                 reportUnavailable("iiod on \(host): \(selection.reason)")
                 scheduleRetry()

@@ -36,6 +36,10 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("claim-linger"), help: SettingHelp.of("claim-linger")) var claimLinger: String?
     @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: String?
     @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit: Bool?
+    @Option(name: .customLong("base-sensor"), help: SettingHelp.of("base-sensor")) var baseSensor: String?
+    @Option(name: .customLong("base-mount-matrix"), help: SettingHelp.of("base-mount-matrix")) var baseMountMatrix: String?
+    @Flag(name: .customLong("laptop-keeps-normal"), inversion: .prefixedNo, help: SettingHelp.of("laptop-keeps-normal")) var laptopKeepsNormal: Bool?
+    @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch: String?
     @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: String?
 
     /// Defaults, then the file, then these options. A bad file exits 78 (EX_CONFIG) with file and line.
@@ -58,7 +62,8 @@ struct DaemonOptions: ParsableArguments {
             ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
             ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
-            ("log-level", logLevel),
+            ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix), ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
+            ("tablet-mode-switch", tabletModeSwitch), ("log-level", logLevel),
         ], to: &settings)
         settings.daemon.detector = try detector.configuration(base: settings.daemon.detector)
         return (settings, path)
@@ -105,8 +110,17 @@ struct ServeCommand: AsyncParsableCommand {
             if case .trace = error { throw ExitCode(66) }
             throw ExitCode(69)
         }
+        // A convertible's base sensor is an extra: without it the daemon serves as on a tablet.
+        var baseSource: (any AccelerometerSource)?
+        if let baseConfiguration = settings.baseSensorConfiguration {
+            do {
+                baseSource = try SensorFactory.makeSource(baseConfiguration)
+            } catch {
+                logger.error("base sensor: \(error); no hinge angle or mode")
+            }
+        }
         let service = OrientationDaemonService(
-            configuration: configuration, source: source, serverName: "orientd \(orientdVersion)",
+            configuration: configuration, source: source, baseSource: baseSource, serverName: "orientd \(orientdVersion)",
             notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
 
         // Until the reload service traps SIGHUP, one must not end the daemon (its default action).

@@ -55,6 +55,11 @@ struct ConfigurationFileTests {
         "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"", "[socket] group": "\"video\"",
         "[access] control-group": "\"wheel\"", "[clients] max": "7", "[clients] stall-timeout": "3", "[clients] claim-linger": "0",
         "[dbus] mode": "\"off\"", "[dbus] polkit": "false", "[log] level": "\"debug\"",
+        "[hinge] base-sensor": "\"none\"", "[hinge] base-mount-matrix": "\"1, 0, 0; 0, -1, 0; 0, 0, -1\"",
+        "[hinge] laptop-keeps-normal": "false", "[hinge] tablet-mode-switch": "\"on\"", "[hinge] uinput": "\"/tmp/uinput\"",
+        "[hinge] tablet-above": "200", "[hinge] laptop-below": "160", "[hinge] confirmation": "0.3", "[hinge] smoothing": "0.2",
+        "[hinge] hinge-vertical-limit": "8.7", "[hinge] magnitude-tolerance": "1", "[hinge] stale-after": "1",
+        "[hinge] ambiguous-zone": "20", "[hinge] deadband": "1",
     ]
 
     @Test("every key of every table is read (a new setting needs a value above)")
@@ -102,6 +107,10 @@ struct ConfigurationFileTests {
         ("[detector]\nface-enter-tilt = 70\nface-exit-tilt = 72\n", "t.toml:3: [detector] face-exit-tilt:"),
         ("[detector]\nsettle-time = true\n", "t.toml:2: [detector] settle-time: wrong type boolean"),
         ("[sensor\n", "t.toml:1: not valid TOML"),
+        ("[hinge]\ntablet-above = 180\nlaptop-below = 180\n", "t.toml:3: [hinge] laptop-below: laptop-below (180.0) must be below tablet-above (180.0)"),
+        ("[hinge]\ntablet-above = 400\n", "t.toml:2: [hinge] tablet-above: 400 is out of range"),
+        ("[hinge]\nbase-sensor = \"keyboard\"\n", "t.toml:2: [hinge] base-sensor: invalid sensor \"keyboard\""),
+        ("[hinge]\ntablet-mode-switch = \"yes\"\n", "t.toml:2: [hinge] tablet-mode-switch: unknown mode \"yes\""),
     ])
     func errors(text: String, message: String) {
         do {

@@ -35,6 +35,11 @@ struct HubStateMachineTests {
         actions.compactMap { if case .publish(let event, let to) = $0 { (event, to) } else { nil } }
     }
 
+    /// The interface changes among `payloads`, as [from, to].
+    static func interfaceChanges(_ payloads: [EventPayload]) -> [[InterfaceOrientation]] {
+        payloads.compactMap { if case .interface(let change) = $0 { [change.from, change.to] } else { nil } }
+    }
+
     static func sends(_ actions: [HubAction]) -> [(event: Event, to: ListenerID)] {
         actions.compactMap { if case .send(let event, let to) = $0 { (event, to) } else { nil } }
     }
@@ -44,7 +49,7 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         let convertible = try Self.connect(&hub), other = try Self.connect(&hub)
         _ = hub.sensorAvailable(name: "mock", at: 0)
-        #expect(try Self.ok(&hub, .subscribe([.hinge, .mode]), from: convertible).actions.contains(.startSampling))
+        #expect(try Self.ok(&hub, .subscribe([.hinge, .mode]), from: convertible).actions.contains(.startSampling(.display)))
         _ = try Self.ok(&hub, .subscribe([.device]), from: other)
         let seq = hub.seq
         let angle = Self.publishes(hub.hingeDetected(187.5, at: 1))
@@ -60,17 +65,72 @@ struct HubStateMachineTests {
         #expect(state.mode == .tablet)
     }
 
+    @Test("a convertible's base sensor samples for hinge and mode claims, and for any claim while the mode decides rotation")
+    func baseSensorSampling() throws {
+        var configuration = DaemonConfiguration()
+        configuration.claimLinger = 2
+        configuration.laptopKeepsNormal = false
+        var hub = HubStateMachine(configuration: configuration, hasBaseSensor: true)
+        let a = try Self.connect(&hub), b = try Self.connect(&hub)
+        _ = hub.sensorAvailable(name: "mock", at: 0)
+        let device = try Self.ok(&hub, .subscribe([.device]), from: a).actions
+        #expect(device.contains(.startSampling(.display)) && !device.contains(.startSampling(.base)), "rotation by mode off: the device alone needs no base")
+        #expect(try Self.ok(&hub, .subscribe([.mode]), from: b).actions == [.startSampling(.base)])
+        #expect(hub.sampling == [.display, .base] && hub.baseClaims == 1)
+        // The hinge's last claim ends; the display is still claimed: only the base stops, after the linger.
+        #expect(hub.disconnect(b) == [.scheduleStop(after: 2), .statusChanged])
+        #expect(hub.scheduledStopDue(at: 3) == [.stopSampling(.base)])
+        #expect(hub.sampling == [.display] && hub.state.sensor == .active)
+        // With rotation by mode (the default) any claim needs the mode, so the base samples too.
+        configuration.laptopKeepsNormal = true
+        #expect(hub.reload(configuration, at: 4).actions.contains(.startSampling(.base)))
+        #expect(hub.sampling == [.display, .base])
+        // Without a base sensor nothing asks the base to sample.
+        var tablet = HubStateMachine(configuration: configuration, hasBaseSensor: false)
+        let c = try Self.connect(&tablet)
+        let actions = try Self.ok(&tablet, .subscribe([.hinge, .device]), from: c).actions
+        #expect(actions.contains(.startSampling(.display)) && !actions.contains(.startSampling(.base)))
+    }
+
+    @Test("in laptop mode the sessions keep the natural orientation; in tablet mode they follow the display")
+    func rotationByMode() throws {
+        var hub = Self.machine()
+        let a = try Self.connect(&hub)
+        _ = try Self.ok(&hub, .subscribe([.device, .interface, .mode]), from: a)
+        _ = hub.deviceDetected(.landscapeLeft, at: 1)
+        #expect(hub.state.interface == .landscapeRight, "no mode known: the display decides (UIKit: device left → interface right)")
+        let laptop = Self.publishes(hub.modeDetected(.laptop, at: 2)).map(\.event.payload)
+        #expect(laptop.first == .mode(from: nil, to: .laptop) && Self.interfaceChanges(laptop) == [[.landscapeRight, .portrait]])
+        #expect(hub.state.device == .landscapeLeft, "the device topic keeps saying what the display sensor reads")
+        // Tilting the lid changes the device orientation and nothing else.
+        #expect(Self.publishes(hub.deviceDetected(.portraitUpsideDown, at: 3)).map(\.event.payload) == [.device(from: .landscapeLeft, to: .portraitUpsideDown)])
+        // A session opened in laptop mode starts at the natural orientation.
+        guard case .sessionChange(let session, _) = try Self.ok(&hub, .openSession(initial: nil), from: a).reply else { Issue.record("no session"); return }
+        #expect(session.effectiveDevice == .portrait && session.interface == .portrait)
+        // Tent: tablet mode, display upside down: the interface turns 180°, the session too.
+        let tent = hub.modeDetected(.tablet, at: 4)
+        #expect(Self.interfaceChanges(Self.publishes(tent).map(\.event.payload)) == [[.portrait, .portraitUpsideDown]])
+        #expect(!Self.sends(tent).isEmpty, "the session hears the new device orientation")
+        // Rotation by mode off: laptop mode follows the display too.
+        var configuration = hub.configuration
+        configuration.laptopKeepsNormal = false
+        _ = hub.modeDetected(.laptop, at: 5)
+        #expect(hub.state.interface == .portrait)
+        _ = hub.reload(configuration, at: 6)
+        #expect(hub.state.interface == .portraitUpsideDown)
+    }
+
     @Test("the first claim starts sampling; claims nest across topics and listeners; the last release lingers")
     func claimsNestAndLinger() throws {
         var hub = Self.machine()
         let a = try Self.connect(&hub), b = try Self.connect(&hub)
         _ = hub.sensorAvailable(name: "mock", at: 0)
         let first = try Self.ok(&hub, .subscribe([.device]), from: a)
-        #expect(first.actions.contains(.startSampling))
+        #expect(first.actions.contains(.startSampling(.display)))
         #expect(hub.isSampling && hub.claims == 1 && hub.state.sensor == .active)
         // Nested: a second subscribe to the same topic, another claiming topic, another listener.
         for (request, listener) in [(ClientRequest.subscribe([.device]), a), (.subscribe([.interface]), a), (.subscribe([.device, .sensor]), b)] {
-            #expect(!(try Self.ok(&hub, request, from: listener).actions.contains(.startSampling)))
+            #expect(!(try Self.ok(&hub, request, from: listener).actions.contains(.startSampling(.display))))
         }
         #expect(hub.claims == 4)
         // Subscribing to sensor or lock claims nothing.
@@ -90,7 +150,7 @@ struct HubStateMachineTests {
         // The last claim ends with the connection: after the linger, sampling stops and the sensor idles.
         #expect(hub.disconnect(a) == [.scheduleStop(after: 2), .statusChanged])
         let stop = hub.scheduledStopDue(at: 5)
-        #expect(stop.first == .stopSampling)
+        #expect(stop.first == .stopSampling(.display))
         #expect(Self.publishes(stop).map(\.event.payload) == [.sensor(from: .active, to: .idle)])
         #expect(!hub.isSampling && hub.state.sensor == .idle)
     }

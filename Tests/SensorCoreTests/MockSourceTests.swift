@@ -40,6 +40,43 @@ struct MockSourceTests {
         for (a, b) in zip(times, times.dropFirst()) { #expect(abs((b - a) - 0.01) < 1e-9) }
     }
 
+    @Test("a two-sensor trace replays each side's rows, both counted from the trace's first row")
+    func twoSensorReplay() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-hinge-\(UUID().uuidString).csv").path
+        try ["t,location,x,y,z", "0.0,display,0,-9.81,0", "0.1,base,0,0,9.81", "0.2,display,0,-9.7,0", "0.3,base,0,0,9.7"]
+            .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        func replay(_ role: SensorRole) async throws -> (SensorDescription?, [SensorSample]) {
+            let source = try TraceReplaySource(path: path, speed: 10, mountMatrix: nil, role: role)
+            source.startSampling()
+            var description: SensorDescription?
+            var samples: [SensorSample] = []
+            for await event in source.events {
+                if case .available(let given) = event { description = given }
+                if case .sample(let sample) = event { samples.append(sample) }
+                if case .ended = event { source.shutdown() }
+            }
+            return (description, samples)
+        }
+        let (display, displaySamples) = try await replay(.display)
+        let (base, baseSamples) = try await replay(.base)
+        #expect(display?.location == .display && base?.location == .base && base?.identifier == "replay:\(path)#base")
+        #expect(displaySamples.map(\.reading) == [Vector3(0, -9.81, 0), Vector3(0, -9.7, 0)])
+        #expect(baseSamples.map(\.reading) == [Vector3(0, 0, 9.81), Vector3(0, 0, 9.7)])
+        // Each side keeps the spacing of its own rows.
+        #expect(abs((baseSamples[1].time - baseSamples[0].time) - 0.02) < 1e-9)
+
+        // A one-sensor trace has no base: the base source says so and replays nothing.
+        let plain = try temporaryTrace(["0,0,-9.81,0"])
+        defer { try? FileManager.default.removeItem(atPath: plain) }
+        let none = try TraceReplaySource(path: plain, speed: 1, mountMatrix: nil, role: .base)
+        var iterator = none.events.makeAsyncIterator()
+        guard case .unavailable(let reason) = await iterator.next() else { Issue.record("no unavailable event"); return }
+        #expect(reason.contains("no base rows"))
+        none.shutdown()
+        #expect(await iterator.next() == nil)
+    }
+
     @Test("a replay does not run before sampling starts")
     func replayWaitsForStart() async throws {
         let path = try temporaryTrace(["0,0,-9.81,0", "0.01,0,-9.81,0"])

@@ -35,6 +35,32 @@ struct AccelerometerSelectionTests {
         #expect(AccelerometerSelection.choose(from: [], for: .auto).reason == "no IIO accelerometer found")
     }
 
+    @Test("the base role takes the base sensor (never a display one), or the device named")
+    func baseRole() {
+        let base = candidate(3, "lis3lv02d", label: "accel-base")
+        let display = candidate(1, "bmi160", udevLocation: "display")
+        #expect(AccelerometerSelection.choose(from: [display, base], for: .auto, role: .base).chosen == base)
+        let none = AccelerometerSelection.choose(from: [display, candidate(2)], for: .auto, role: .base)
+        #expect(none.chosen == nil && none.reason.hasPrefix("no accelerometer in a keyboard base"))
+        #expect(AccelerometerSelection.choose(from: [display, base], for: .iioName("bmi160"), role: .base).chosen == display)
+        #expect(AccelerometerSelection.choose(from: [display, base], for: .iioDevice(7), role: .base).reason == "no accelerometer matches iio:device7")
+    }
+
+    @Test("base-sensor auto sits beside the display sensor: local, the same iiod, the same trace; none for stdin")
+    func baseChoice() throws {
+        func base(_ display: String, _ choice: String = "auto") throws -> SensorConfiguration? {
+            try BaseSensorChoice(parsing: choice).configuration(besides: SensorConfiguration(specification: SensorSpecification(parsing: display)), mountMatrix: nil)
+        }
+        #expect(try base("iio:bmi160")?.specification == .auto)
+        #expect(try base("iio:bmi160")?.role == .base)
+        #expect(try base("ip:yoga")?.specification == .network(host: "yoga"))
+        #expect(try base("replay:t.csv")?.specification == .replay(path: "t.csv", speed: 1))
+        #expect(try base("stdin") == nil)
+        #expect(try base("auto", "none") == nil)
+        #expect(try base("auto", "iio:device4")?.specification == .iioDevice(4))
+        #expect(throws: SensorSpecificationError.self) { try BaseSensorChoice(parsing: "keyboard") }
+    }
+
     @Test("display (stated) before display (assumed) before lid before unknown, then the lowest number")
     func ranking() {
         let stated = candidate(7, udevLocation: "display")

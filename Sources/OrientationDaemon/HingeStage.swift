@@ -1,0 +1,73 @@
+import NIOConcurrencyHelpers
+import OrientationCore
+import SensorCore
+
+/// A convertible's hinge detection, fed by both sensors' threads (each sample where it arrives, as
+/// ``DetectionStage`` does for the orientation) and by the hub's loop (silence, a stopped sensor,
+/// new parameters). It keeps each sensor's mount matrix, so the detector sees both in the
+/// display's frame.
+final class HingeStage: Sendable {
+    /// What one input decided: the detector's events, and when the angle became unknown, why.
+    struct Outcome: Equatable {
+        var events: [HingeEvent] = []
+        /// Set when the angle became unknown ("the base sensor is silent", …), for the log.
+        var angleLostBecause: String?
+
+        var isNews: Bool { !events.isEmpty }
+    }
+
+    private struct State {
+        var detector: HingeDetector
+        var matrices: [SensorRole: MountMatrix] = [:]
+    }
+
+    /// A pthread lock (see ``DetectionStage``): taken by the two sensors' threads and the loop.
+    private let state: NIOLockedValueBox<State>
+
+    init(configuration: HingeConfiguration) {
+        state = NIOLockedValueBox(State(detector: HingeDetector(configuration: configuration)))
+    }
+
+    /// Applies one event of the `role` sensor.
+    func observe(_ event: SensorEvent, from role: SensorRole) -> Outcome {
+        state.withLockedValue { state in
+            switch event {
+            case .sample(let sample):
+                let reading = (state.matrices[role] ?? .identity).apply(sample.reading)
+                let events = state.detector.process(time: sample.time, location: role.location, reading: reading)
+                return Self.outcome(events, state.detector, at: sample.time)
+            case .available(let description):
+                state.matrices[role] = description.mountMatrix
+                return Outcome()
+            case .unavailable, .ended:
+                return Outcome(events: state.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor is gone")
+            case .fault, .recovered:
+                return Outcome()
+            }
+        }
+    }
+
+    /// The `role` sensor stopped sampling: the angle is unknown until it reads again.
+    func forget(_ role: SensorRole) -> Outcome {
+        state.withLockedValue { Outcome(events: $0.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor stopped sampling") }
+    }
+
+    /// Time passed without samples (both sensors silent).
+    func advance(to time: Double) -> Outcome {
+        state.withLockedValue { state in Self.outcome(state.detector.advance(to: time), state.detector, at: time) }
+    }
+
+    /// New parameters: detection starts afresh (mode and angle unknown until both sensors read).
+    func restart(configuration: HingeConfiguration) {
+        state.withLockedValue { $0.detector = HingeDetector(configuration: configuration) }
+    }
+
+    private static func outcome(_ events: [HingeEvent], _ detector: HingeDetector, at time: Double) -> Outcome {
+        Outcome(events: events, angleLostBecause: events.contains(.angle(nil)) ? detector.unobservable(at: time) : nil)
+    }
+}
+
+extension SensorRole {
+    /// The hinge detector's side for this sensor.
+    var location: SensorLocation { self == .base ? .base : .display }
+}

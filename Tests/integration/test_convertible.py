@@ -1,0 +1,170 @@
+"""A convertible under umockdev: a display and a base accelerometer read through libudev and libiio,
+the hinge angle and the mode on the socket and on D-Bus, the base sensor removed and stalled."""
+import math
+import os
+import tempfile
+
+from daemon import Client
+from sensorproxy import BusClient, PrivateSystemBus
+from testbed import ROOT, TestbedCase
+
+UNIT = 0.00981  # m/s² per raw unit: 1000 = 1 g
+G = 9.81
+
+
+def folded(theta, roll=0.0):
+    """Raw readings (display, base) of a convertible opened to `theta` degrees with its base flat,
+    then rolled `roll` degrees onto its side (about the axis pointing away from the person).
+    Both in the display's gravity-pointing frame after their matrices (docs/convertibles.md): the
+    display's y-z projection is the base's turned by theta about the hinge (x)."""
+    r, t = math.radians(roll), math.radians(theta)
+    base = (G * math.sin(r), 0.0, G * math.cos(r))
+    display = (base[0], math.cos(t) * base[1] - math.sin(t) * base[2], math.sin(t) * base[1] + math.cos(t) * base[2])
+    raw = lambda v: tuple(round(c / UNIT) for c in v)
+    return raw(display), raw(base)
+
+
+class Convertible(TestbedCase):
+    """orientd serving a display sensor (iio:device0, ACCEL_LOCATION=display) and a base sensor
+    (iio:device1, label accel-base)."""
+
+    def setUp(self):
+        super().setUp()
+        display, base = folded(110)
+        self.display = self.bed.add_accelerometer(0, raw=display, properties={"ACCEL_LOCATION": "display"})
+        self.base = self.bed.add_accelerometer(1, name="lis3lv02d", raw=base, attributes={"label": "accel-base"})
+        self.directory = tempfile.mkdtemp(prefix="orientd-convertible-")
+        self.socket_path = os.path.join(self.directory, "orientd.sock")
+
+    def serve(self, *args, env=None):
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off", "--rate", "50",
+                            "--claim-linger", "0", "--log-level", "debug", *args, env=env)
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        return daemon
+
+    def fold(self, theta, roll=0.0):
+        display, base = folded(theta, roll)
+        self.bed.set_raw(self.display, *display)
+        self.bed.set_raw(self.base, *base)
+
+    def client(self, *topics):
+        client = Client(self.socket_path)
+        self.addCleanup(client.close)
+        reply = client.request("subscribe", topics=list(topics))
+        self.assertTrue(reply["ok"], reply)
+        return client
+
+    def hinge_near(self, client, degrees, tolerance=3):
+        """The first event (of any topic) whose state has the hinge within `tolerance` of `degrees`."""
+        return client.next_event(lambda e: e["state"]["hinge"] is not None and abs(e["state"]["hinge"] - degrees) <= tolerance)
+
+    def mode_becomes(self, client, mode):
+        """The first event whose state has `mode` (the mode event itself, or one after it)."""
+        return client.next_event(lambda e: e["state"]["mode"] == mode)
+
+    def test_hinge_and_mode_follow_the_two_sensors(self):
+        daemon = self.serve()
+        client = self.client("hinge", "mode", "device", "interface")
+        self.assertAlmostEqual(self.mode_becomes(client, "laptop")["state"]["hinge"], 110, delta=3)
+        self.assertTrue(daemon.stderr_contains("base sensor available"))
+        self.assertTrue(daemon.stderr_contains("iio:device1 (lis3lv02d), location base from sysfs label"))
+        # Folding back past flat, through the angles between (the angle is kept continuous).
+        for theta in (160, 200):
+            self.fold(theta)
+            self.hinge_near(client, theta)
+        self.assertEqual(client.request("get")["state"]["mode"], "laptop", "between 155° and 205° nothing changes")
+        self.fold(250)
+        event = self.mode_becomes(client, "tablet")
+        self.assertGreater(event["state"]["hinge"], 205)
+        self.fold(320)
+        self.hinge_near(client, 320)
+        state = client.request("get")["state"]
+        self.assertEqual(state["mode"], "tablet")
+        # Opened again: laptop below 155°.
+        for theta in (250, 180):
+            self.fold(theta)
+            self.hinge_near(client, theta)
+        self.assertEqual(client.request("get")["state"]["mode"], "tablet")
+        self.fold(120)
+        self.assertLess(self.mode_becomes(client, "laptop")["state"]["hinge"], 155)
+
+    def test_laptop_mode_keeps_the_natural_orientation_for_sockets_and_dbus(self):
+        bus = PrivateSystemBus()
+        self.addCleanup(bus.stop)
+        self.serve("--dbus", "on", "--no-dbus-polkit", env=bus.env(self.bed.env()))
+        client = self.client("device", "interface", "mode", "hinge")
+        self.mode_becomes(client, "laptop")
+        proxy = BusClient(bus)
+        self.addCleanup(proxy.close)
+        proxy.call("ClaimAccelerometer")
+        self.assertEqual(proxy.get("AccelerometerOrientation"), "normal")
+        # A laptop on its side (in bed): the display sensor reads landscape, the hinge is vertical.
+        self.fold(110, roll=70)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight" and e["state"]["hinge"] is None)
+        state = client.request("get")["state"]
+        self.assertEqual((state["interface"], state["mode"]), ("portrait", "laptop"))
+        self.assertEqual(proxy.get("AccelerometerOrientation"), "normal")
+        self.assertFalse(any(e["topic"] == "interface" for e in client.events), client.events)
+        # Folded into a tablet and held the same way: the interface follows the display.
+        self.fold(110)
+        for theta in (160, 200, 250):
+            self.fold(theta)
+            self.hinge_near(client, theta)
+        self.fold(320)
+        self.mode_becomes(client, "tablet")
+        self.fold(320, roll=70)
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "interface")["to"], "landscapeLeft")
+        proxy.wait_for(lambda p: p.get("AccelerometerOrientation") == "left-up", what="left-up on D-Bus")
+
+    def test_the_base_samples_only_while_hinge_or_mode_is_wanted(self):
+        daemon = self.serve("--no-laptop-keeps-normal")
+        device = self.client("device")
+        device.next_event(lambda e: e["topic"] == "device")
+        daemon.wait_for(lambda d: d.stderr_contains("sensor claimed: sampling starts"), what="sampling")
+        self.assertFalse(daemon.stderr_contains("base sensor claimed"))
+        mode = self.client("mode")
+        self.mode_becomes(mode, "laptop")
+        daemon.wait_for(lambda d: d.stderr_contains("base sensor claimed"), what="the base sampling")
+        mode.close()
+        daemon.wait_for(lambda d: d.stderr_contains("base sensor sampling stops"), what="the base stopping")
+        self.assertFalse(daemon.stderr_contains("no claims left: sampling stops"), "the display is still claimed")
+
+    def test_a_base_sensor_removed_or_stalled_makes_the_angle_null_and_the_mode_hold(self):
+        daemon = self.serve()
+        client = self.client("hinge", "mode")
+        self.assertAlmostEqual(self.mode_becomes(client, "laptop")["state"]["hinge"], 110, delta=3)
+        self.bed.remove(self.base)
+        self.assertIsNone(client.next_event(lambda e: e["topic"] == "hinge")["to"])
+        daemon.wait_for(lambda d: d.stderr_contains("hinge angle unknown: the base sensor is gone; the mode holds"), what="the log")
+        self.assertEqual(client.request("get")["state"]["mode"], "laptop")
+        # It comes back (a new uevent): the angle with it.
+        display, base = folded(110)
+        self.base = self.bed.add_accelerometer(1, name="lis3lv02d", raw=base, attributes={"label": "accel-base"})
+        self.hinge_near(client, 110)
+        # Every read of the base fails (EIO): no samples, so after 0.5 s the angle is unknown.
+        attribute = os.path.join(self.bed.root, self.base.lstrip("/"), "in_accel_y_raw")
+        os.unlink(attribute)
+        os.symlink("/proc/self/mem", attribute)
+        self.assertIsNone(client.next_event(lambda e: e["topic"] == "hinge")["to"])
+        daemon.wait_for(lambda d: d.stderr_contains("hinge angle unknown: the base sensor is silent"), what="the stall in the log")
+        self.assertFalse(any(e["topic"] == "mode" for e in client.events), "the mode holds")
+        os.unlink(attribute)
+        self.bed.set_attribute(self.base, "in_accel_y_raw", str(base[1]))
+        self.hinge_near(client, 110)
+        self.assertEqual(sum("the base sensor is silent" in line for line in daemon.stderr_lines), 1, "logged once")
+
+
+class ReplayedConvertible(TestbedCase):
+    def test_a_two_sensor_trace_is_served_like_a_convertible(self):
+        # At twice real time: sample times are the host's, so faster replays compress the physics
+        # (the filters' time constants stay in host seconds) and a fast fold may unwrap the wrong way.
+        trace = os.path.join(ROOT, "Tests/Fixtures/corpus-hinge/public/fold_to_tablet.csv")
+        directory = tempfile.mkdtemp(prefix="orientd-replay-")
+        path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--sensor", f"replay:{trace}?speed=2", "--socket", path, "--config", "/dev/null", "--dbus", "off")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(path)
+        self.addCleanup(client.close)
+        client.request("subscribe", topics=["mode"])
+        modes = [client.next_event(lambda e: e["topic"] == "mode", timeout=20)["to"] for _ in range(3)]
+        self.assertEqual(modes, ["laptop", "tablet", "laptop"])  # its labels: laptop, tablet from 6.2 s, laptop from 24.2 s
