@@ -30,11 +30,13 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // sd-bus's vtable macros and variadic calls, which Swift cannot import (the D-Bus front end).
         .target(name: "CSdBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // uinput's and evdev's structures and ioctls (the tablet-mode switch, the lid switch).
+        .target(name: "CUInput"),
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CLibUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         /// The only importer of libiio and libudev: discovery, hotplug, polling and buffered capture.
         .target(name: "SensorIO", dependencies: [
-            "CLibIIO", "CLibUdev", "SensorCore", "OrientationCore",
+            "CLibIIO", "CLibUdev", "CUInput", "SensorCore", "OrientationCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         /// The wire protocol v1: its vocabulary (operations, topics, error codes), requests, messages,
@@ -96,7 +98,7 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(name: "OrientationDaemonTests", dependencies: [
-            "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore",
+            "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore", "SensorIO",
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         .testTarget(

@@ -17,6 +17,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let configuration: DaemonConfiguration
     private let source: any AccelerometerSource
     private let baseSource: (any AccelerometerSource)?
+    private let tabletModeSwitch: TabletModeSwitchAccess?
     private let logger = Logger(label: "orientd.hub")
     private let serverName: String
     private let notifier: SystemdNotifier
@@ -30,11 +31,13 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     ///   - activatedSocket: a listening socket passed by systemd (socket activation), adopted instead
     ///     of binding `configuration.socketPath`.
     ///   - baseSource: a convertible's keyboard-base sensor, when one is to be read.
+    ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
     public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
-                serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
+                tabletModeSwitch: TabletModeSwitchAccess? = nil, serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
         self.configuration = configuration
         self.source = source
         self.baseSource = baseSource
+        self.tabletModeSwitch = tabletModeSwitch
         self.serverName = serverName
         self.notifier = notifier
         self.activatedSocket = activatedSocket
@@ -58,6 +61,10 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
+        if baseSource != nil, let access = tabletModeSwitch {
+            hub.tabletModeReporter = TabletModeReporter(setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
+                                                        probe: access.probe, create: access.create)
+        }
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()

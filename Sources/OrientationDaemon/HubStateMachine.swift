@@ -401,6 +401,7 @@ struct HubStateMachine {
         if new.socketPath != configuration.socketPath { restart.append("socket path") }
         if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
+        if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath { restart.append("tablet-mode switch") }
         if new.supportedOrientations != configuration.supportedOrientations {
             // The app-wide mask cannot change through resolver actions: a new system session takes
             // over the device, interface and lock, then enforces the new mask.

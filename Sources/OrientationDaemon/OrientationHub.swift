@@ -33,6 +33,8 @@ public final class OrientationHub: @unchecked Sendable {
     private(set) lazy var socket = SocketFrontEnd(hub: self, serverName: serverName)
     /// net.hadess.SensorProxy's claimants, while the daemon serves the system bus.
     var sensorProxy: SensorProxyFrontEnd?
+    /// libinput's tablet-mode switch, on a convertible.
+    var tabletModeReporter: TabletModeReporter?
     private var stopTask: Scheduled<Void>?
     private var silenceTask: RepeatedTask?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
@@ -173,6 +175,7 @@ public final class OrientationHub: @unchecked Sendable {
             case .mode(let mode):
                 sensorLogger.info("mode \(mode.rawValue)", metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
                 perform(machine.modeDetected(mode, at: now))
+                tabletModeReporter?.modeChanged(mode)
             }
         }
     }

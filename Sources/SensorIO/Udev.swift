@@ -62,6 +62,10 @@ public final class UdevDevice: @unchecked Sendable {
     /// `iio:device0`.
     public var sysname: String { String(cString: udev_device_get_sysname(pointer)) }
     public var deviceNode: String? { udev_device_get_devnode(pointer).map { String(cString: $0) } }
+    /// The parent device (an `eventN` node's `inputN`), with a reference of its own.
+    public var parent: UdevDevice? {
+        udev_device_get_parent(pointer).map { UdevDevice(owning: udev_device_ref($0), udev: udev) }
+    }
     /// `add`, `remove`, `change`… for devices received from a monitor; nil for enumerated ones.
     public var action: String? { udev_device_get_action(pointer).map { String(cString: $0) } }
 

@@ -120,12 +120,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let service = OrientationDaemonService(
-            configuration: configuration, source: source, baseSource: baseSource, serverName: "orientd \(orientdVersion)",
+            configuration: configuration, source: source, baseSource: baseSource,
+            tabletModeSwitch: TabletModeSwitchAccess(
+                probe: { path in (UInputTabletModeSwitch.isWritable(path), InputSwitches.devices(with: InputEvent.tabletModeSwitch).map(\.name)) },
+                create: { path throws(InputDeviceError) in try UInputTabletModeSwitch(path: path) }),
+            serverName: "orientd \(orientdVersion)",
             notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
 
         // Until the reload service traps SIGHUP, one must not end the daemon (its default action).
         signal(SIGHUP, SIG_IGN)
-        let reload = ConfigurationReloadService(options: options, daemon: service, runningSensor: sensorConfiguration, logger: logger)
+        let reload = ConfigurationReloadService(options: options, daemon: service, runningSensor: sensorConfiguration,
+                                                runningBaseSensor: settings.baseSensorConfiguration, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service, reload], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
@@ -149,6 +154,7 @@ struct ConfigurationReloadService: Service {
     let options: DaemonOptions
     let daemon: OrientationDaemonService
     let runningSensor: SensorConfiguration
+    let runningBaseSensor: SensorConfiguration?
     let logger: Logger
 
     func run() async throws {
@@ -158,6 +164,7 @@ struct ConfigurationReloadService: Service {
                 LogLevelSetting.current = new.logLevel
                 var restart = await daemon.reload(new.daemon) ?? []
                 if new.sensor != runningSensor { restart.append("sensor settings") }
+                if new.baseSensorConfiguration != runningBaseSensor { restart.append("base sensor settings") }
                 logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
             } catch {
                 logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])

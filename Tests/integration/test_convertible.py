@@ -154,6 +154,32 @@ class Convertible(TestbedCase):
         self.assertEqual(sum("the base sensor is silent" in line for line in daemon.stderr_lines), 1, "logged once")
 
 
+    def config(self, text):
+        path = os.path.join(self.directory, "orientd.toml")
+        with open(path, "w") as handle:
+            handle.write(text)
+        return path
+
+    def test_the_tablet_mode_switch_says_why_it_cannot_be_created(self):
+        # A node that is no uinput device: `on` tries and names the ioctl that failed.
+        fake = os.path.join(self.directory, "uinput")
+        open(fake, "w").close()
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", self.config(f'[hinge]\nuinput = "{fake}"\n'),
+                            "--dbus", "off", "--tablet-mode-switch", "on")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        self.mode_becomes(self.client("mode"), "laptop")
+        daemon.wait_for(lambda d: d.stderr_contains(f"the tablet-mode switch cannot be created error={fake}: UI_SET_EVBIT EV_SW: Inappropriate ioctl"),
+                        what="the creation error")
+        # auto with a uinput that is not there: said once, at the first mode.
+        daemon.stop()
+        os.unlink(self.socket_path) if os.path.exists(self.socket_path) else None
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", self.config('[hinge]\nuinput = "/nonexistent/uinput"\n'),
+                            "--dbus", "off")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        self.mode_becomes(self.client("mode"), "laptop")
+        daemon.wait_for(lambda d: d.stderr_contains("no tablet-mode switch: /nonexistent/uinput is not writable"), what="the reason")
+
+
 class ReplayedConvertible(TestbedCase):
     def test_a_two_sensor_trace_is_served_like_a_convertible(self):
         # At twice real time: sample times are the host's, so faster replays compress the physics

@@ -1,0 +1,104 @@
+import Logging
+import OrientationCore
+import SensorCore
+
+/// Whether orientd offers libinput a tablet-mode switch (`[hinge] tablet-mode-switch`), decided
+/// once, when the hinge first decides a mode: a device that never has a mode (no base sensor)
+/// never gets a switch, so a tablet is never told it is a laptop.
+enum TabletModeSwitchPlan: Equatable {
+    case create
+    /// Why not, for the log; nil when the setting is off (nothing worth saying).
+    case skip(String?)
+
+    static func decide(_ setting: TabletModeSwitchMode, uinputPath: String, uinputWritable: Bool, kernelSwitches: [String]) -> TabletModeSwitchPlan {
+        switch setting {
+        case .off: return .skip(nil)
+        case .on: return .create
+        case .auto:
+            if let kernel = kernelSwitches.first {
+                return .skip("the kernel reports tablet mode itself (\(kernel))")
+            }
+            guard uinputWritable else {
+                return .skip("\(uinputPath) is not writable (docs/convertibles.md says how to allow it)")
+            }
+            return .create
+        }
+    }
+}
+
+/// How the daemon reaches uinput (``TabletModeReporter``'s probe and device), given by the command
+/// that wires SensorIO in.
+public struct TabletModeSwitchAccess: Sendable {
+    let probe: TabletModeReporter.Probe
+    let create: TabletModeReporter.Create
+
+    public init(probe: @escaping @Sendable (String) -> (uinputWritable: Bool, kernelSwitches: [String]),
+                create: @escaping @Sendable (String) throws(InputDeviceError) -> any InputEventWriter) {
+        self.probe = probe
+        self.create = create
+    }
+}
+
+/// Keeps a uinput SW_TABLET_MODE switch set to the hinge's mode (docs/convertibles.md): created on
+/// the first mode, set on every change, its failures logged once each. On the hub's event loop.
+final class TabletModeReporter {
+    typealias Probe = @Sendable (String) -> (uinputWritable: Bool, kernelSwitches: [String])
+    typealias Create = @Sendable (String) throws(InputDeviceError) -> any InputEventWriter
+
+    private enum State {
+        case undecided
+        case reporting(any InputEventWriter)
+        case off
+    }
+
+    private let setting: TabletModeSwitchMode
+    private let uinputPath: String
+    private let probe: Probe
+    private let create: Create
+    private let logger = Logger(label: "orientd.hinge")
+    private var state = State.undecided
+    /// What the switch says now.
+    private(set) var reported: DeviceMode?
+
+    /// - Parameters:
+    ///   - probe: whether the uinput device is writable and which tablet-mode switches the kernel has.
+    ///   - create: makes the device (``UInputTabletModeSwitch`` in the daemon, a recorder in tests).
+    init(setting: TabletModeSwitchMode, uinputPath: String, probe: @escaping Probe, create: @escaping Create) {
+        self.setting = setting
+        self.uinputPath = uinputPath
+        self.probe = probe
+        self.create = create
+    }
+
+    /// The hinge decided `mode`.
+    func modeChanged(_ mode: DeviceMode) {
+        if case .undecided = state { decide() }
+        guard case .reporting(let writer) = state, mode != reported else { return }
+        do {
+            try writer.write(InputEvent.tabletMode(mode == .tablet))
+            reported = mode
+            logger.debug("tablet-mode switch set", metadata: ["mode": "\(mode.rawValue)"])
+        } catch {
+            logger.error("the tablet-mode switch cannot be set; it is given up", metadata: ["error": "\(error)"])
+            state = .off
+        }
+    }
+
+    private func decide() {
+        let (writable, kernelSwitches) = setting == .off ? (false, []) : probe(uinputPath)
+        switch TabletModeSwitchPlan.decide(setting, uinputPath: uinputPath, uinputWritable: writable, kernelSwitches: kernelSwitches) {
+        case .skip(let reason):
+            if let reason { logger.notice("no tablet-mode switch: \(reason)") }
+            state = .off
+        case .create:
+            do {
+                state = .reporting(try create(uinputPath))
+                logger.notice("tablet-mode switch created for libinput", metadata: ["uinput": "\(uinputPath)"])
+            } catch {
+                let log = setting == .on ? Logger.Level.error : .warning
+                logger.log(level: log, "the tablet-mode switch cannot be created", metadata: ["error": "\(error)"])
+                state = .off
+            }
+        }
+    }
+}
