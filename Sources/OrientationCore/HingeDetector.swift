@@ -84,6 +84,8 @@ public struct HingeDetector: Sendable {
     public private(set) var reportedAngle: Double?
     private var angleKnown = false
     public private(set) var mode: DeviceMode?
+    /// The lid switch (evdev SW_LID), where the device has one: nil when there is none.
+    public private(set) var lidClosed: Bool?
     /// A mode waiting for its confirmation: since when its threshold has been passed.
     private var pending: (mode: DeviceMode, since: Double)?
 
@@ -110,6 +112,15 @@ public struct HingeDetector: Sendable {
     /// Lets time pass without readings (a stalled sensor makes the angle unknown).
     public mutating func advance(to time: Double) -> [HingeEvent] {
         update(at: time)
+    }
+
+    /// The lid switch changed (or became unreadable: nil). It settles what the accelerometers
+    /// cannot: near 0°/360° with no motion to follow (at start, or after a sensor was forgotten), a
+    /// closed lid means closed and an open one means folded back. While the angle is being
+    /// followed the switch is not needed, and not trusted over it: on some convertibles the lid's
+    /// magnet also closes the switch when folded into a tablet.
+    public mutating func lidSwitch(closed: Bool?) {
+        lidClosed = closed
     }
 
     /// A sensor stopped (sampling paused, removed, lost): its readings and the angle's continuity
@@ -166,7 +177,7 @@ public struct HingeDetector: Sendable {
             let unwrapped = raw + 360 * ((last - raw) / 360).rounded()
             if reliable { continuous = unwrapped }
         } else if reliable {
-            continuous = raw
+            continuous = startingAngle(raw)
         }
         guard let angle = continuous else { return events }
         let shown = min(max(angle, 0), 360).truncatingRemainder(dividingBy: 360)
@@ -177,6 +188,14 @@ public struct HingeDetector: Sendable {
         }
         if reliable { decideMode(angle: angle, at: time, into: &events) }
         return events
+    }
+
+    /// The first angle after no history: near 0°/360° the lid switch, if any, says which.
+    private func startingAngle(_ raw: Double) -> Double {
+        let zone = configuration.ambiguousZone
+        guard let lidClosed, raw <= zone || raw >= 360 - zone else { return raw }
+        if lidClosed { return raw > 180 ? raw - 360 : raw }
+        return raw < 180 ? raw + 360 : raw
     }
 
     private mutating func forgetAngle(into events: inout [HingeEvent]) {
@@ -192,7 +211,7 @@ public struct HingeDetector: Sendable {
         case nil:
             // At start: a clear reading decides at once, except near closed/folded back.
             let zone = configuration.ambiguousZone
-            if angle <= zone || angle >= 360 - zone {
+            if lidClosed == nil, angle <= zone || angle >= 360 - zone {
                 target = nil
             } else {
                 target = angle >= (configuration.tabletAbove + configuration.laptopBelow) / 2 ? .tablet : .laptop

@@ -18,6 +18,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let source: any AccelerometerSource
     private let baseSource: (any AccelerometerSource)?
     private let tabletModeSwitch: TabletModeSwitchAccess?
+    private let lidSwitch: LidSwitchAccess?
     private let logger = Logger(label: "orientd.hub")
     private let serverName: String
     private let notifier: SystemdNotifier
@@ -32,12 +33,15 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     ///     of binding `configuration.socketPath`.
     ///   - baseSource: a convertible's keyboard-base sensor, when one is to be read.
     ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
+    ///   - lidSwitch: the lid switch, which settles closed versus folded back on a convertible.
     public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
-                tabletModeSwitch: TabletModeSwitchAccess? = nil, serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
+                tabletModeSwitch: TabletModeSwitchAccess? = nil, lidSwitch: LidSwitchAccess? = nil,
+                serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
         self.configuration = configuration
         self.source = source
         self.baseSource = baseSource
         self.tabletModeSwitch = tabletModeSwitch
+        self.lidSwitch = lidSwitch
         self.serverName = serverName
         self.notifier = notifier
         self.activatedSocket = activatedSocket
@@ -90,6 +94,16 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
                 loop.execute { hub.handleBase(event, outcome: outcome) }
             }
         }
+        var stopLidSwitch: (@Sendable () -> Void)?
+        if baseSource != nil, let lidSwitch {
+            switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
+            case .success(let reading):
+                logger.info("lid switch read", metadata: ["input.device": "\(reading.device)"])
+                stopLidSwitch = reading.stop
+            case .failure(let reason):
+                logger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
+            }
+        }
         let timeout = Task {
             try? await Task.sleep(for: .seconds(2))
             firstEventSeen.finish()
@@ -113,6 +127,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         } catch {
             acceptor.stop()
             if activatedSocket == nil { unlink(configuration.socketPath) }
+            stopLidSwitch?()
             source.shutdown()
             baseSource?.shutdown()
             try? await group.shutdownGracefully()
@@ -145,6 +160,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
         acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
+        stopLidSwitch?()
         source.shutdown()  // returns after the last event was passed on
         baseSource?.shutdown()
         try? await group.shutdownGracefully()

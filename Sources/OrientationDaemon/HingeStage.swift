@@ -52,6 +52,11 @@ final class HingeStage: Sendable {
         state.withLockedValue { Outcome(events: $0.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor stopped sampling") }
     }
 
+    /// The lid switch changed (nil: unreadable); it matters near 0°/360° (``HingeDetector``).
+    func lidSwitch(closed: Bool?) {
+        state.withLockedValue { $0.detector.lidSwitch(closed: closed) }
+    }
+
     /// Time passed without samples (both sensors silent).
     func advance(to time: Double) -> Outcome {
         state.withLockedValue { state in Self.outcome(state.detector.advance(to: time), state.detector, at: time) }
@@ -59,7 +64,11 @@ final class HingeStage: Sendable {
 
     /// New parameters: detection starts afresh (mode and angle unknown until both sensors read).
     func restart(configuration: HingeConfiguration) {
-        state.withLockedValue { $0.detector = HingeDetector(configuration: configuration) }
+        state.withLockedValue { state in
+            let lid = state.detector.lidClosed
+            state.detector = HingeDetector(configuration: configuration)
+            state.detector.lidSwitch(closed: lid)
+        }
     }
 
     private static func outcome(_ events: [HingeEvent], _ detector: HingeDetector, at time: Double) -> Outcome {

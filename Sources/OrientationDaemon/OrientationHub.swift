@@ -154,6 +154,13 @@ public final class OrientationHub: @unchecked Sendable {
         hingeChanged(outcome, at: now)
     }
 
+    /// The lid switch changed (nil: it became unreadable).
+    func lidSwitchChanged(_ closed: Bool?) {
+        eventLoop.preconditionInEventLoop()
+        sensorLogger.info("lid switch \(closed.map { $0 ? "closed" : "open" } ?? "unreadable")")
+        hinge?.lidSwitch(closed: closed)
+    }
+
     /// Publishes what the hinge stage decided.
     func hingeChanged(_ outcome: HingeStage.Outcome, at now: Double = MonotonicClock.now()) {
         eventLoop.preconditionInEventLoop()

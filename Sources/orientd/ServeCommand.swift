@@ -124,6 +124,14 @@ struct ServeCommand: AsyncParsableCommand {
             tabletModeSwitch: TabletModeSwitchAccess(
                 probe: { path in (UInputTabletModeSwitch.isWritable(path), InputSwitches.devices(with: InputEvent.tabletModeSwitch).map(\.name)) },
                 create: { path throws(InputDeviceError) in try UInputTabletModeSwitch(path: path) }),
+            lidSwitch: LidSwitchAccess { report in
+                do throws(LidSwitchMonitor.Unavailable) {
+                    let monitor = try LidSwitchMonitor(report: report)
+                    return .success((monitor.device, { monitor.stop() }))
+                } catch {
+                    return .failure(error)
+                }
+            },
             serverName: "orientd \(orientdVersion)",
             notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
 

@@ -68,6 +68,30 @@ struct HingeDetectorTests {
         #expect(Self.hold(&detector, 80, from: 1).contains(.mode(.laptop)))
     }
 
+    @Test("at start near 0°/360° the lid switch settles it: closed is a laptop, open is folded back")
+    func lidSwitchAtStart() {
+        var open = HingeDetector()
+        open.lidSwitch(closed: false)
+        _ = Self.hold(&open, 2, from: 0)  // the sensors read 2°: with the lid open, that is 362°
+        #expect(open.mode == .tablet)
+        #expect((open.reportedAngle ?? 0) < 5, "shown as 2°, the same reading as 362°")
+        var closed = HingeDetector()
+        closed.lidSwitch(closed: true)
+        _ = Self.hold(&closed, 357, from: 0)  // -3°
+        #expect(closed.mode == .laptop)
+        // While the angle is followed the switch is not trusted over it (a magnet in tablet mode).
+        var folded = HingeDetector()
+        for (step, degrees) in [120.0, 200, 260, 320].enumerated() { _ = Self.hold(&folded, degrees, from: Double(step)) }
+        folded.lidSwitch(closed: true)
+        _ = Self.hold(&folded, 350, from: 4)
+        #expect(folded.mode == .tablet)
+        // Out of the ambiguous zone the switch changes nothing.
+        var wide = HingeDetector()
+        wide.lidSwitch(closed: true)
+        _ = Self.hold(&wide, 110, from: 0)
+        #expect(wide.mode == .laptop && abs((wide.reportedAngle ?? 0) - 110) < 0.5)
+    }
+
     @Test("a hinge near vertical makes the angle unknown and the mode holds")
     func hingeVertical() {
         var detector = HingeDetector()
