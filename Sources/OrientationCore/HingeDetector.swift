@@ -84,6 +84,9 @@ public struct HingeDetector: Sendable {
     public private(set) var reportedAngle: Double?
     private var angleKnown = false
     public private(set) var mode: DeviceMode?
+    /// The last reading of a hinge-angle sensor, where the device has one (degrees; nil when the
+    /// sensor says its angle is unreliable).
+    private var measured: (time: Double, degrees: Double?)?
     /// The lid switch (evdev SW_LID), where the device has one: nil when there is none.
     public private(set) var lidClosed: Bool?
     /// A mode waiting for its confirmation: since when its threshold has been passed.
@@ -107,6 +110,22 @@ public struct HingeDetector: Sendable {
         }
         if location.isBase { base = next } else { display = next }
         return update(at: time)
+    }
+
+    /// A reading of a hinge-angle sensor (`cros-ec-lid-angle`, an Intel HID hinge sensor): while it
+    /// reads, its angle is the angle, unambiguous through 0°/360°, and the accelerometers only
+    /// stand in when it falls silent. `degrees` nil: the sensor says the angle is unreliable.
+    public mutating func processMeasured(time: Double, degrees: Double?) -> [HingeEvent] {
+        measured = (time, degrees.map { min(max($0, 0), 360) })
+        return update(at: time)
+    }
+
+    /// The hinge-angle sensor stopped or went away: the accelerometers alone decide again.
+    public mutating func forgetMeasured() -> [HingeEvent] {
+        measured = nil
+        var events: [HingeEvent] = []
+        forgetAngle(into: &events)
+        return events
     }
 
     /// Lets time pass without readings (a stalled sensor makes the angle unknown).
@@ -136,6 +155,9 @@ public struct HingeDetector: Sendable {
 
     /// Why the angle is unknown now, if it is (for the log).
     public func unobservable(at time: Double) -> String? {
+        if let measured, time - measured.time <= configuration.staleAfter {
+            return measured.degrees == nil ? "the hinge sensor reports its angle unreliable" : nil
+        }
         guard let display else { return "no display reading" }
         guard let base else { return "no base reading" }
         if time - base.time > configuration.staleAfter { return "the base sensor is silent" }
@@ -155,6 +177,17 @@ public struct HingeDetector: Sendable {
 
     private mutating func update(at time: Double) -> [HingeEvent] {
         var events: [HingeEvent] = []
+        if let measured, time - measured.time <= configuration.staleAfter {
+            guard let degrees = measured.degrees else {
+                forgetAngle(into: &events)
+                pending = nil
+                return events
+            }
+            continuous = degrees
+            publish(degrees, into: &events)
+            decideMode(angle: degrees, at: time, unambiguous: true, into: &events)
+            return events
+        }
         guard let display, let base,
               time - display.time <= configuration.staleAfter, time - base.time <= configuration.staleAfter else {
             forgetAngle(into: &events)
@@ -180,14 +213,19 @@ public struct HingeDetector: Sendable {
             continuous = startingAngle(raw)
         }
         guard let angle = continuous else { return events }
+        publish(angle, into: &events)
+        if reliable { decideMode(angle: angle, at: time, into: &events) }
+        return events
+    }
+
+    /// Reports the angle when it moved by the deadband or was unknown.
+    private mutating func publish(_ angle: Double, into events: inout [HingeEvent]) {
         let shown = min(max(angle, 0), 360).truncatingRemainder(dividingBy: 360)
         if !angleKnown || reportedAngle.map({ circularDistance($0, shown) >= configuration.deadband }) ?? true {
             reportedAngle = shown
             angleKnown = true
             events.append(.angle(shown))
         }
-        if reliable { decideMode(angle: angle, at: time, into: &events) }
-        return events
     }
 
     /// The first angle after no history: near 0°/360° the lid switch, if any, says which.
@@ -205,13 +243,14 @@ public struct HingeDetector: Sendable {
         events.append(.angle(nil))
     }
 
-    private mutating func decideMode(angle: Double, at time: Double, into events: inout [HingeEvent]) {
+    /// `unambiguous`: the angle was measured, not derived from gravity, so 0° and 360° differ.
+    private mutating func decideMode(angle: Double, at time: Double, unambiguous: Bool = false, into events: inout [HingeEvent]) {
         let target: DeviceMode?
         switch mode {
         case nil:
             // At start: a clear reading decides at once, except near closed/folded back.
             let zone = configuration.ambiguousZone
-            if lidClosed == nil, angle <= zone || angle >= 360 - zone {
+            if !unambiguous, lidClosed == nil, angle <= zone || angle >= 360 - zone {
                 target = nil
             } else {
                 target = angle >= (configuration.tabletAbove + configuration.laptopBelow) / 2 ? .tablet : .laptop

@@ -17,6 +17,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let configuration: DaemonConfiguration
     private let source: any AccelerometerSource
     private let baseSource: (any AccelerometerSource)?
+    private let hingeAngleSensor: (any HingeAngleSensor)?
     private let tabletModeSwitch: TabletModeSwitchAccess?
     private let lidSwitch: LidSwitchAccess?
     private let logger = Logger(label: "orientd.hub")
@@ -32,14 +33,16 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     ///   - activatedSocket: a listening socket passed by systemd (socket activation), adopted instead
     ///     of binding `configuration.socketPath`.
     ///   - baseSource: a convertible's keyboard-base sensor, when one is to be read.
+    ///   - hingeAngleSensor: the device's own hinge-angle sensor, when it has one.
     ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
     ///   - lidSwitch: the lid switch, which settles closed versus folded back on a convertible.
     public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
-                tabletModeSwitch: TabletModeSwitchAccess? = nil, lidSwitch: LidSwitchAccess? = nil,
+                hingeAngleSensor: (any HingeAngleSensor)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil, lidSwitch: LidSwitchAccess? = nil,
                 serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
         self.configuration = configuration
         self.source = source
         self.baseSource = baseSource
+        self.hingeAngleSensor = hingeAngleSensor
         self.tabletModeSwitch = tabletModeSwitch
         self.lidSwitch = lidSwitch
         self.serverName = serverName
@@ -62,10 +65,12 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         // One loop for the hub and every connection: ordering without locks.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource, serverName: serverName)
+        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
+                                 hingeAngleSensor: hingeAngleSensor, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
-        if baseSource != nil, let access = tabletModeSwitch {
+        let convertible = baseSource != nil || hingeAngleSensor != nil
+        if convertible, let access = tabletModeSwitch {
             hub.tabletModeReporter = TabletModeReporter(setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
                                                         probe: access.probe, create: access.create)
         }
@@ -95,7 +100,18 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             }
         }
         var stopLidSwitch: (@Sendable () -> Void)?
-        if baseSource != nil, let lidSwitch {
+        if let hingeAngleSensor, let hinge {
+            logger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngleSensor.name)"])
+            hingeAngleSensor.deliver { reading in
+                let outcome = hinge.observe(reading)
+                if case .lost(let reason) = reading {
+                    loop.execute { hub.hingeAngleLost(reason, outcome: outcome) }
+                } else if outcome.isNews {
+                    loop.execute { hub.hingeChanged(outcome) }
+                }
+            }
+        }
+        if convertible, let lidSwitch {
             switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
             case .success(let reading):
                 logger.info("lid switch read", metadata: ["input.device": "\(reading.device)"])
@@ -161,6 +177,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         acceptor.stop()
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         stopLidSwitch?()
+        hingeAngleSensor?.shutdown()
         source.shutdown()  // returns after the last event was passed on
         baseSource?.shutdown()
         try? await group.shutdownGracefully()

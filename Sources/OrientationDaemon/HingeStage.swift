@@ -47,6 +47,23 @@ final class HingeStage: Sendable {
         }
     }
 
+    /// A reading of the device's own hinge-angle sensor.
+    func observe(_ reading: HingeAngleReading) -> Outcome {
+        state.withLockedValue { state in
+            switch reading {
+            case .angle(let time, let degrees):
+                return Self.outcome(state.detector.processMeasured(time: time, degrees: degrees), state.detector, at: time)
+            case .lost(let reason):
+                return Outcome(events: state.detector.forgetMeasured(), angleLostBecause: "the hinge sensor failed (\(reason))")
+            }
+        }
+    }
+
+    /// The hinge-angle sensor stopped sampling: the accelerometers decide until it reads again.
+    func forgetMeasured() -> Outcome {
+        state.withLockedValue { Outcome(events: $0.detector.forgetMeasured(), angleLostBecause: "the hinge sensor stopped sampling") }
+    }
+
     /// The `role` sensor stopped sampling: the angle is unknown until it reads again.
     func forget(_ role: SensorRole) -> Outcome {
         state.withLockedValue { Outcome(events: $0.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor stopped sampling") }

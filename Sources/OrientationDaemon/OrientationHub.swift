@@ -23,6 +23,8 @@ public final class OrientationHub: @unchecked Sendable {
     private let source: any AccelerometerSource
     /// A convertible's keyboard-base sensor, when one is read.
     private let baseSource: (any AccelerometerSource)?
+    /// A hinge-angle sensor, when the device has one: sampled with the base.
+    private let hingeAngleSensor: (any HingeAngleSensor)?
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
     /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
@@ -42,14 +44,16 @@ public final class OrientationHub: @unchecked Sendable {
     private var baseFaultLog = FaultLogLimiter()
 
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
-                baseSource: (any AccelerometerSource)? = nil, serverName: String) {
+                baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil, serverName: String) {
         self.eventLoop = eventLoop
         self.source = source
         self.baseSource = baseSource
+        self.hingeAngleSensor = hingeAngleSensor
         self.serverName = serverName
         detection = DetectionStage(configuration: configuration.detector)
-        hinge = baseSource == nil ? nil : HingeStage(configuration: configuration.hinge)
-        machine = HubStateMachine(configuration: configuration, hasBaseSensor: baseSource != nil)
+        let convertible = baseSource != nil || hingeAngleSensor != nil
+        hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
+        machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
         if let error = machine.systemSessionLaunchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
         }
@@ -161,6 +165,13 @@ public final class OrientationHub: @unchecked Sendable {
         hinge?.lidSwitch(closed: closed)
     }
 
+    /// A hinge-angle sensor's failure (its readings reach the hub only as the stage's outcomes).
+    func hingeAngleLost(_ reason: String, outcome: HingeStage.Outcome) {
+        eventLoop.preconditionInEventLoop()
+        sensorLogger.warning("hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
+        hingeChanged(outcome)
+    }
+
     /// Publishes what the hinge stage decided.
     func hingeChanged(_ outcome: HingeStage.Outcome, at now: Double = MonotonicClock.now()) {
         eventLoop.preconditionInEventLoop()
@@ -242,6 +253,7 @@ public final class OrientationHub: @unchecked Sendable {
                 }
             case .startSampling(.base):
                 baseSource?.startSampling()
+                hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
@@ -260,8 +272,12 @@ public final class OrientationHub: @unchecked Sendable {
                 if let hinge { hingeChanged(hinge.forget(.display)) }
             case .stopSampling(.base):
                 baseSource?.stopSampling()
+                hingeAngleSensor?.stopSampling()
                 logger.info("no claims on the hinge left: base sensor sampling stops")
-                if let hinge { hingeChanged(hinge.forget(.base)) }
+                if let hinge {
+                    hingeChanged(hinge.forget(.base))
+                    if hingeAngleSensor != nil { hingeChanged(hinge.forgetMeasured()) }
+                }
             case .publish(let event, let listeners):
                 deliver(event, to: listeners)
             case .send(let event, let listener):

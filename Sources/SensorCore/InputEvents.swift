@@ -55,3 +55,24 @@ public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String { "\(path): \(step): \(reason)" }
 }
+
+/// What a hinge-angle sensor reports (a device that measures its own hinge: `cros-ec-lid-angle`,
+/// Intel's HID hinge sensor).
+public enum HingeAngleReading: Sendable, Hashable {
+    /// Degrees, 0 closed to 360 folded back; nil when the sensor says the angle is unreliable.
+    case angle(time: Double, degrees: Double?)
+    /// The sensor cannot be read (removed, failing): the accelerometers decide alone.
+    case lost(reason: String)
+}
+
+/// A hinge-angle sensor, sampled like an accelerometer: only between ``startSampling()`` and
+/// ``stopSampling()``.
+public protocol HingeAngleSensor: AnyObject, Sendable {
+    /// What is read, for the log: `iio:device3 (cros-ec-lid-angle) in_angl_raw`.
+    var name: String { get }
+    /// Every reading, on the sensor's own queue, one at a time; set before sampling starts.
+    func deliver(to receive: @escaping @Sendable (HingeAngleReading) -> Void)
+    func startSampling()
+    func stopSampling()
+    func shutdown()
+}

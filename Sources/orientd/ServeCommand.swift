@@ -119,8 +119,11 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.error("base sensor: \(error); no hinge angle or mode")
             }
         }
+        // A device that measures its own hinge (read where a base sensor would be).
+        let hingeAngleSensor: (any HingeAngleSensor)? = settings.baseSensor == .none || !sensorConfiguration.specification.isLocalIIO
+            ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
         let service = OrientationDaemonService(
-            configuration: configuration, source: source, baseSource: baseSource,
+            configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
             tabletModeSwitch: TabletModeSwitchAccess(
                 probe: { path in (UInputTabletModeSwitch.isWritable(path), InputSwitches.devices(with: InputEvent.tabletModeSwitch).map(\.name)) },
                 create: { path throws(InputDeviceError) in try UInputTabletModeSwitch(path: path) }),

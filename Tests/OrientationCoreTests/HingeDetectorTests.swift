@@ -92,6 +92,26 @@ struct HingeDetectorTests {
         #expect(wide.mode == .laptop && abs((wide.reportedAngle ?? 0) - 110) < 0.5)
     }
 
+    @Test("a hinge-angle sensor's reading is the angle, unambiguous at 0°/360°; the accelerometers stand in when it is silent")
+    func measuredAngle() {
+        var detector = HingeDetector()
+        var events: [HingeEvent] = []
+        for step in 0..<10 { events += detector.processMeasured(time: Double(step) * 0.1, degrees: 358) }
+        #expect(events.first == .angle(358) && detector.mode == .tablet, "folded back, known at once")
+        // Its angle wins over the accelerometers while it reads (theirs is 2° off).
+        _ = Self.hold(&detector, 356, from: 1, seconds: 0.3)
+        #expect(detector.reportedAngle == 358)
+        #expect(detector.processMeasured(time: 1.35, degrees: nil) == [.angle(nil)], "unreliable: unknown, the mode holds")
+        #expect(detector.mode == .tablet && detector.unobservable(at: 1.35) == "the hinge sensor reports its angle unreliable")
+        // Silent past stale-after: the accelerometers decide, continuing from its last angle.
+        for (step, degrees) in [356.0, 300, 220, 150, 110].enumerated() { _ = Self.hold(&detector, degrees, from: 2 + Double(step)) }
+        #expect(abs((detector.reportedAngle ?? 0) - 110) < 1)
+        #expect(detector.mode == .laptop)
+        var closed = HingeDetector()
+        _ = closed.processMeasured(time: 0, degrees: 2)
+        #expect(closed.mode == .laptop, "2° measured is closed, not folded back")
+    }
+
     @Test("a hinge near vertical makes the angle unknown and the mode holds")
     func hingeVertical() {
         var detector = HingeDetector()

@@ -180,6 +180,33 @@ class Convertible(TestbedCase):
         daemon.wait_for(lambda d: d.stderr_contains("no tablet-mode switch: /nonexistent/uinput is not writable"), what="the reason")
 
 
+class HingeAngleSensor(TestbedCase):
+    """A ChromeOS-style convertible: a display accelerometer and the EC's lid angle
+    (`cros-ec-lid-angle`, `in_angl_raw` in degrees, 500 when unreliable), no base accelerometer."""
+
+    def test_the_measured_angle_is_the_angle(self):
+        display, _ = folded(110)
+        self.bed.add_accelerometer(0, raw=display)
+        angle = self.bed.bed.add_device("iio", "iio:device1", None, ["name", "cros-ec-lid-angle\n", "in_angl_raw", "110\n"],
+                                        ["DEVNAME", "/dev/iio:device1"])
+        path = os.path.join(tempfile.mkdtemp(prefix="orientd-angle-"), "orientd.sock")
+        daemon = self.start("serve", "--socket", path, "--config", "/dev/null", "--dbus", "off", "--log-level", "debug")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        self.assertTrue(daemon.stderr_contains("hinge-angle sensor read with the base sensor=iio:device1 (cros-ec-lid-angle) in_angl_raw"))
+        client = Client(path)
+        self.addCleanup(client.close)
+        client.request("subscribe", topics=["hinge", "mode"])
+        event = client.next_event(lambda e: e["state"]["mode"] is not None)
+        self.assertEqual((event["state"]["mode"], event["state"]["hinge"]), ("laptop", 110))
+        # Folded back in one go: a measured angle needs no continuity.
+        self.bed.set_attribute(angle, "in_angl_raw", "358")
+        self.assertEqual(client.next_event(lambda e: e["state"]["mode"] == "tablet")["state"]["hinge"], 358)
+        # 500: the EC says unreliable. The angle is unknown; the mode holds.
+        self.bed.set_attribute(angle, "in_angl_raw", "500")
+        self.assertIsNone(client.next_event(lambda e: e["topic"] == "hinge")["to"])
+        self.assertEqual(client.request("get")["state"]["mode"], "tablet")
+
+
 class ReplayedConvertible(TestbedCase):
     def test_a_two_sensor_trace_is_served_like_a_convertible(self):
         # At twice real time: sample times are the host's, so faster replays compress the physics

@@ -1,0 +1,107 @@
+import Dispatch
+import SensorCore
+
+/// The channel of a device that measures its own hinge angle, found through udev.
+public struct HingeAngleChannel: Sendable, Hashable {
+    public var deviceID: String
+    public var name: String
+    /// The attribute's path: `…/in_angl_raw` (cros-ec-lid-angle), `…/in_angl0_raw` (the hinge of
+    /// an Intel HID hinge sensor, whose channels 1 and 2 are the screen's and the keyboard's).
+    public var path: String
+    public var scale: Double
+    public var offset: Double
+    /// The IIO ABI's unit for angles is the radian (after scale and offset); the ChromeOS EC's lid
+    /// angle driver reports whole degrees, with 500 for "unreliable".
+    public var reportsDegrees: Bool
+
+    /// Degrees from a raw value; nil for what cannot be an angle (the EC's 500).
+    public func degrees(raw: Double) -> Double? {
+        let value = (raw + offset) * scale * (reportsDegrees ? 1 : 180 / .pi)
+        guard value.isFinite, value >= -1, value <= 361 else { return nil }
+        return value
+    }
+
+    /// The first IIO device with an angle channel.
+    public static func find() -> HingeAngleChannel? {
+        guard let udev = try? Udev(), let devices = try? udev.devices(subsystem: "iio") else { return nil }
+        for device in devices where device.sysname.hasPrefix("iio:device") {
+            for channel in ["in_angl", "in_angl0"] where device.hasAttribute("\(channel)_raw") {
+                let name = device.attribute("name") ?? device.sysname
+                func number(_ suffix: String) -> Double? {
+                    (device.attribute("\(channel)_\(suffix)") ?? device.attribute("in_angl_\(suffix)")).flatMap(Double.init)
+                }
+                return HingeAngleChannel(deviceID: device.sysname, name: name, path: device.syspath + "/\(channel)_raw",
+                                         scale: number("scale") ?? 1, offset: number("offset") ?? 0,
+                                         reportsDegrees: name == "cros-ec-lid-angle")
+            }
+        }
+        return nil
+    }
+}
+
+/// A hinge-angle channel polled at `rate` while sampling (one `pread` per reading, as the
+/// accelerometer's polling does).
+public final class IIOHingeAngleSensor: HingeAngleSensor, @unchecked Sendable {
+    public let name: String
+    private let channel: HingeAngleChannel
+    private let interval: Double
+    private let queue = DispatchQueue(label: "orientd.hinge-angle")
+    // Confined to `queue`.
+    private var receive: (@Sendable (HingeAngleReading) -> Void)?
+    private var timer: (any DispatchSourceTimer)?
+    private var file: SysfsAttributeFile
+    private var failing = false
+
+    public init(channel: HingeAngleChannel, rate: Double = 10) {
+        self.channel = channel
+        name = "\(channel.deviceID) (\(channel.name)) \(channel.path.split(separator: "/").last ?? "")"
+        interval = 1 / rate
+        file = SysfsAttributeFile(path: channel.path)
+    }
+
+    public func deliver(to receive: @escaping @Sendable (HingeAngleReading) -> Void) {
+        queue.sync { self.receive = receive }
+    }
+
+    public func startSampling() {
+        queue.async { [self] in
+            guard timer == nil else { return }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now(), repeating: interval)
+            timer.setEventHandler { [weak self] in self?.read() }
+            self.timer = timer
+            timer.resume()
+        }
+    }
+
+    public func stopSampling() {
+        queue.async { [self] in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    public func shutdown() {
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+            receive = nil
+        }
+    }
+
+    private func read() {
+        do {
+            let number = try file.readNumber()
+            failing = false
+            guard case .value(let raw) = number else {
+                receive?(.angle(time: MonotonicClock.now(), degrees: nil))
+                return
+            }
+            receive?(.angle(time: MonotonicClock.now(), degrees: channel.degrees(raw: raw)))
+        } catch {
+            // Reported once per episode; the next good read ends it.
+            if !failing { receive?(.lost(reason: "\(error)")) }
+            failing = true
+        }
+    }
+}
