@@ -442,16 +442,7 @@ def convertibles_section():
              f"(+{two['core_percent'] - one['core_percent']:.3f} points of one core); "
              f"anonymous memory {(two['rss_anon_kib'] - one['rss_anon_kib']) / 1024:+.1f} MiB.", "",
              "<!-- convertible-benchmark:end -->"]
-    section = "\n".join(lines)
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    text = open(path).read()
-    begin, end = "<!-- convertible-benchmark:begin -->", "<!-- convertible-benchmark:end -->"
-    if begin in text:
-        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip() + "\n\n## Convertibles\n\n" + section + "\n"
-    open(path, "w").write(text)
-    print(section)
+    write_section("convertible-benchmark", "Convertibles", "\n".join(lines))
 
 
 def idle_wakeups(seconds=10):
@@ -940,14 +931,19 @@ def report():
               f"Process start to the socket accepting a connection: median {accept_median:.0f} ms; to `READY=1` on `NOTIFY_SOCKET`: "
               f"median {ready_median:.0f} ms (10 runs, stdin mock sensor). Target ≤ 150 ms — {mark(ready_median <= 150)}.", "",
               "<!-- comparison-benchmark:end -->"]
-    section = "\n".join(lines)
+    write_section("comparison-benchmark", "orientd against iio-sensor-proxy", "\n".join(lines))
+
+
+def write_section(marker, heading, section):
+    """Replaces the text between `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` in
+    docs/benchmarks.md (`section` includes both), or appends it under `heading`."""
     path = os.path.join(ROOT, "docs", "benchmarks.md")
     text = open(path).read()
-    begin, end = "<!-- comparison-benchmark:begin -->", "<!-- comparison-benchmark:end -->"
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
     if begin in text:
         text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
     else:
-        text = text.rstrip() + "\n\n## orientd against iio-sensor-proxy\n\n" + section + "\n"
+        text = text.rstrip() + f"\n\n## {heading}\n\n" + section + "\n"
     open(path, "w").write(text)
     print(section)
 
