@@ -342,6 +342,27 @@ def fan_out(counts=(1, 100, 1000), changes=20, load=True, server="orientd"):
 
 # ---------------------------------------------------------------- 4. cost
 
+def serve_with_clients(bed, sock_path, args, topics, count=10):
+    """orientd serving the testbed's sensors on `sock_path`, with `count` clients subscribed to
+    `topics` (a JSON array's text)."""
+    daemon = subprocess.Popen([ORIENTD, "serve", "--socket", sock_path, *args, "--log-level", "warning"],
+                              env=bed.env(), stderr=subprocess.DEVNULL)
+    while not os.path.exists(sock_path):
+        time.sleep(0.01)
+    clients = [connect(sock_path) for _ in range(count)]
+    for sock in clients:
+        sock.sendall(b'{"id":1,"op":"subscribe","topics":' + topics.encode() + b'}\n')
+    return daemon, clients
+
+
+def stop_with_clients(daemon, clients, bed):
+    for sock in clients:
+        sock.close()
+    daemon.terminate()
+    daemon.wait()
+    bed.cleanup()
+
+
 def cost(seconds=20):
     from testbed import Testbed
     out = {}
@@ -350,13 +371,7 @@ def cost(seconds=20):
         bed.add_accelerometer(0, raw=(0, -1000, 0), sampling=(str(rate), "12.5 25 50 100"))
         directory = tempfile.mkdtemp(prefix="bench-cost-")
         sock_path = os.path.join(directory, "o.sock")
-        daemon = subprocess.Popen([ORIENTD, "serve", "--socket", sock_path, "--acquisition", "poll", "--rate", str(rate), "--log-level", "warning"],
-                                  env=bed.env(), stderr=subprocess.DEVNULL)
-        while not os.path.exists(sock_path):
-            time.sleep(0.01)
-        clients = [connect(sock_path) for _ in range(10)]
-        for sock in clients:
-            sock.sendall(b'{"id":1,"op":"subscribe","topics":["device","interface"]}\n')
+        daemon, clients = serve_with_clients(bed, sock_path, ["--acquisition", "poll", "--rate", str(rate)], '["device","interface"]')
         time.sleep(2)  # the sensor opens; then measure a steady state
         cpu0, threads0, wall0 = cpu_seconds(daemon.pid), cpu_seconds_by_thread(daemon.pid), time.monotonic()
         time.sleep(seconds)
@@ -373,11 +388,7 @@ def cost(seconds=20):
         used = total if set(threads0) == set(threads1) else cpu1 - cpu0
         out[rate] = dict(core_percent=100 * used / (wall1 - wall0), us_per_sample=1e6 * used / samples,
                          rss_kib=rss_kib(daemon.pid), share_by_role={role: used / total for role, used in roles.items() if used > 0})
-        for sock in clients:
-            sock.close()
-        daemon.terminate()
-        daemon.wait()
-        bed.cleanup()
+        stop_with_clients(daemon, clients, bed)
     return out
 
 
@@ -393,13 +404,8 @@ def two_sensor_cost(seconds=20, rate=25):
         bed.add_accelerometer(1, raw=(0, 0, 1000), properties={"ACCEL_LOCATION": "base"}, sampling=(str(rate), "12.5 25 50 100"))
         directory = tempfile.mkdtemp(prefix="bench-hinge-")
         sock_path = os.path.join(directory, "o.sock")
-        daemon = subprocess.Popen([ORIENTD, "serve", "--socket", sock_path, "--acquisition", "poll", "--rate", str(rate), "--base-sensor", base,
-                                   "--dbus", "off", "--config", "/dev/null", "--log-level", "warning"], env=bed.env(), stderr=subprocess.DEVNULL)
-        while not os.path.exists(sock_path):
-            time.sleep(0.01)
-        clients = [connect(sock_path) for _ in range(10)]
-        for sock in clients:
-            sock.sendall(b'{"id":1,"op":"subscribe","topics":' + topics.encode() + b'}\n')
+        daemon, clients = serve_with_clients(bed, sock_path, ["--acquisition", "poll", "--rate", str(rate), "--base-sensor", base,
+                                                               "--dbus", "off", "--config", "/dev/null"], topics)
         time.sleep(2)
         threads0, wall0 = cpu_seconds_by_thread(daemon.pid), time.monotonic()
         time.sleep(seconds)
@@ -407,11 +413,7 @@ def two_sensor_cost(seconds=20, rate=25):
         # Per-thread runtimes (exact to the microsecond; the process's ticks are 10 ms).
         used = sum(after - threads0.get(task, (name, 0))[1] for task, (name, after) in threads1.items())
         out[label] = dict(core_percent=100 * used / (wall1 - wall0), rss_anon_kib=rss_kib(daemon.pid, "RssAnon"))
-        for sock in clients:
-            sock.close()
-        daemon.terminate()
-        daemon.wait()
-        bed.cleanup()
+        stop_with_clients(daemon, clients, bed)
     return out
 
 
