@@ -2,6 +2,7 @@
 the hinge angle and the mode on the socket and on D-Bus, the base sensor removed and stalled."""
 import math
 import os
+import struct
 import tempfile
 
 from daemon import Client
@@ -153,6 +154,42 @@ class Convertible(TestbedCase):
         self.hinge_near(client, 110)
         self.assertEqual(sum("the base sensor is silent" in line for line in daemon.stderr_lines), 1, "logged once")
 
+
+    def add_lid_switch(self, closed):
+        """A "Lid Switch" input device (SW_LID in capabilities/sw) whose node is umockdev's pty:
+        EVIOCGSW answers `closed` through an ioctl record, and what the test writes to the pty's
+        other end is what the daemon reads as input events."""
+        self.bed.bed.add_from_string(
+            "P: /devices/platform/PNP0C0D:00/input/input7/event7\nN: input/event7\n"
+            "E: DEVNAME=/dev/input/event7\nE: SUBSYSTEM=input\n\n"
+            "P: /devices/platform/PNP0C0D:00/input/input7\nE: SUBSYSTEM=input\nE: NAME=\"Lid Switch\"\n"
+            "A: name=Lid Switch\\n\nA: capabilities/sw=1\\n\n")
+        record = os.path.join(self.directory, "lid.ioctl")
+        with open(record, "w") as handle:
+            handle.write(f"@DEV /dev/input/event7\nEVIOCGSW(0) 8 {'01' if closed else '00'}00000000000000\n")
+        self.bed.bed.load_ioctl("/dev/input/event7", record)
+        return self.bed.bed.get_dev_fd("/dev/input/event7")
+
+    def test_the_lid_switch_says_closed_or_folded_back(self):
+        # 350° and -10° read alike: with the lid open, the daemon starts folded back (tablet).
+        self.fold(350)
+        lid = self.add_lid_switch(closed=False)
+        daemon = self.serve()
+        daemon.wait_for(lambda d: d.stderr_contains("lid switch read input.device=Lid Switch (/dev/input/event7)"), what="the lid switch")
+        self.assertTrue(daemon.stderr_contains("lid switch open"), "EVIOCGSW's answer")
+        client = self.client("hinge", "mode")
+        event = self.mode_becomes(client, "tablet")
+        self.assertAlmostEqual(event["state"]["hinge"], 350, delta=3)
+        # The lid closes (SW_LID 1, SYN_REPORT, as struct input_event on this ABI).
+        os.write(lid, struct.pack("@llHHi", 0, 0, 5, 0, 1) + struct.pack("@llHHi", 0, 0, 0, 0, 0))
+        daemon.wait_for(lambda d: d.stderr_contains("lid switch closed"), what="the event")
+        # The angle's continuity wins while both sensors read; once it is forgotten (no claims, no
+        # sampling), the same readings start from the switch's side: closed.
+        client.close()
+        daemon.wait_for(lambda d: d.stderr_contains("no claims left: sampling stops"), what="sampling to stop")
+        client = self.client("hinge", "mode")
+        event = self.mode_becomes(client, "laptop")
+        self.assertLessEqual(event["state"]["hinge"], 3)
 
     def config(self, text):
         path = os.path.join(self.directory, "orientd.toml")

@@ -164,5 +164,59 @@ class Units(unittest.TestCase):
         self.assertEqual(left, [os.path.join(prefix, "etc/orientd/orientd.toml")])  # the admin's configuration stays
 
 
+
+class UdevRule(unittest.TestCase):
+    """systemd/60-orientd.rules run by udev's own `udevadm test` on umockdev devices: the rule file
+    alone in a private /etc/udev/rules.d (a mount namespace of its own), Debian's rules beside it
+    (60-input-id.rules sets ID_INPUT_SWITCH before ours runs)."""
+
+    def setUp(self):
+        from testbed import Testbed
+        self.bed = Testbed()
+        self.addCleanup(self.bed.cleanup)
+
+    def udev_test(self, syspath):
+        # udevadm test also writes udev's database (/run/udev) and /dev/char links: both go to
+        # tmpfs in the namespace too, so the machine is left as it was.
+        script = ("mount -t tmpfs orientd-rules /etc/udev/rules.d && cp \"$0\" /etc/udev/rules.d/ && "
+                  "mkdir -p /run/udev && mount -t tmpfs orientd-udev /run/udev && "
+                  "mount -t tmpfs orientd-char /dev && exec udevadm test --action=add \"$1\"")
+        result = subprocess.run(["unshare", "-m", "sh", "-c", script, os.path.join(ROOT, "systemd", "60-orientd.rules"), syspath],
+                                env=self.bed.env(), capture_output=True, text=True, timeout=60)
+        output = result.stdout + result.stderr
+        self.assertEqual(result.returncode, 0, output)
+        self.assertIn("Reading rules file: /etc/udev/rules.d/60-orientd.rules", output)
+        self.assertFalse([line for line in output.splitlines() if "60-orientd.rules:" in line and "Invalid" in line], output)
+        return output
+
+    def add(self, text):
+        self.bed.bed.add_from_string(text)
+
+    def test_the_rule_starts_orientd_for_accelerometers_and_opens_switches_and_uinput_to_its_group(self):
+        accelerometer = self.bed.add_accelerometer(0)
+        output = self.udev_test(accelerometer)
+        self.assertRegex(output, r"SYSTEMD_WANTS=.*orientd\.service")
+        self.assertIn("chgrp iio", output)
+        # An IIO device that is no accelerometer (a lid-angle sensor) starts nothing.
+        angle = self.bed.bed.add_device("iio", "iio:device1", None, ["name", "cros-ec-lid-angle\n", "in_angl_raw", "110\n"],
+                                        ["DEVNAME", "/dev/iio:device1"])
+        self.assertNotIn("orientd.service", self.udev_test(angle))
+        # A switch device (the lid switch) gets a read ACL for the group; a keyboard does not.
+        self.add("P: /devices/platform/PNP0C0D:00/input/input7/event7\nN: input/event7\nE: DEVNAME=/dev/input/event7\n"
+                 "E: SUBSYSTEM=input\nE: MAJOR=13\nE: MINOR=71\n\n"
+                 "P: /devices/platform/PNP0C0D:00/input/input7\nE: SUBSYSTEM=input\nA: name=Lid Switch\\n\n"
+                 "A: capabilities/ev=21\\n\nA: capabilities/sw=1\\n\n")
+        self.assertIn("run: '/usr/bin/setfacl -m g:orientd:r /dev/input/event7'", self.udev_test("/sys/devices/platform/PNP0C0D:00/input/input7/event7"))
+        self.add("P: /devices/platform/i8042/serio0/input/input3/event3\nN: input/event3\nE: DEVNAME=/dev/input/event3\n"
+                 "E: SUBSYSTEM=input\nE: MAJOR=13\nE: MINOR=67\n\n"
+                 "P: /devices/platform/i8042/serio0/input/input3\nE: SUBSYSTEM=input\nA: name=AT Translated Set 2 keyboard\\n\n"
+                 "A: capabilities/ev=120013\\n\nA: capabilities/key=402000000 3803078f800d001 feffffdfffefffff fffffffffffffffe\\n\n")
+        keyboard = self.udev_test("/sys/devices/platform/i8042/serio0/input/input3/event3")
+        self.assertIn("ID_INPUT_KEYBOARD=1", keyboard)
+        self.assertNotIn("setfacl", keyboard)
+        # uinput: read and write for the group (the tablet-mode switch orientd offers libinput).
+        self.add("P: /devices/virtual/misc/uinput\nN: uinput\nE: DEVNAME=/dev/uinput\nE: SUBSYSTEM=misc\nE: MAJOR=10\nE: MINOR=223\n")
+        self.assertIn("run: '/usr/bin/setfacl -m g:orientd:rw /dev/uinput'", self.udev_test("/sys/devices/virtual/misc/uinput"))
+
 if __name__ == "__main__":
     unittest.main()
