@@ -68,6 +68,17 @@ public struct MountMatrix: Sendable, Hashable {
         Vector3(rows[0].dot(v), rows[1].dot(v), rows[2].dot(v))
     }
 
+    /// The 48 matrices that permute the axes and flip signs (determinant ±1): every way a sensor can
+    /// sit square on a board, mirrored mountings included.
+    public static let signedPermutations: [MountMatrix] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].flatMap { permutation in
+        (0..<8).map { signs in
+            MountMatrix(uncheckedRows: (0..<3).map { row in
+                let sign: Double = signs >> row & 1 == 1 ? -1 : 1
+                return Vector3(permutation[row] == 0 ? sign : 0, permutation[row] == 1 ? sign : 0, permutation[row] == 2 ? sign : 0)
+            })
+        }
+    }
+
     /// The udev/sysfs text form, integers printed without a fraction.
     public var text: String {
         rows.map { row in

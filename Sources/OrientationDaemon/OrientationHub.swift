@@ -42,6 +42,8 @@ public final class OrientationHub: @unchecked Sendable {
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
     private var faultLog = FaultLogLimiter()
     private var baseFaultLog = FaultLogLimiter()
+    /// The display sensor's matrix last announced, to log a change of it (a hwdb entry installed).
+    private var sensorMatrix: MountMatrix?
 
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
                 baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil, serverName: String) {
@@ -104,7 +106,15 @@ public final class OrientationHub: @unchecked Sendable {
                     "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
                     "sensor.selection": "\(description.selection ?? "")",
                 ])
+            } else if let previous = sensorMatrix, previous != description.mountMatrix {
+                // The same sensor re-read after a udev change (a hwdb entry installed).
+                sensorLogger.info("mount matrix changed", metadata: [
+                    "sensor.device": "\(description.identifier)",
+                    "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                    "sensor.previous": "\(previous.text)",
+                ])
             }
+            sensorMatrix = description.mountMatrix
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             perform(machine.sensorAvailable(name: description.identifier, at: now))
         case .unavailable(let reason):

@@ -166,6 +166,10 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             case "add":
                 removedPaths.remove(device.syspath)
                 changed = true
+            case "change":
+                // `udevadm trigger` after a hwdb update (`orientd calibrate --write`): a new
+                // ACCEL_MOUNT_MATRIX makes a different candidate, which is adopted afresh.
+                changed = true
             default:
                 break
             }

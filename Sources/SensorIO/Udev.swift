@@ -43,6 +43,11 @@ public final class Udev: @unchecked Sendable {
     public func device(syspath: String) -> UdevDevice? {
         udev_device_new_from_syspath(pointer, syspath).map { UdevDevice(owning: $0, udev: self) }
     }
+
+    /// The device of a subsystem by name (`dmi`, `id`), or nil (`udev_device_new_from_subsystem_sysname`).
+    public func device(subsystem: String, sysname: String) -> UdevDevice? {
+        udev_device_new_from_subsystem_sysname(pointer, subsystem, sysname).map { UdevDevice(owning: $0, udev: self) }
+    }
 }
 
 /// A udev device (`struct udev_device`); owns its reference. Attribute values are cached by libudev
@@ -66,6 +71,8 @@ public final class UdevDevice: @unchecked Sendable {
     public var parent: UdevDevice? {
         udev_device_get_parent(pointer).map { UdevDevice(owning: udev_device_ref($0), udev: udev) }
     }
+    /// `iio`, `i2c`, `platform`…; nil for a device without one.
+    public var subsystem: String? { udev_device_get_subsystem(pointer).map { String(cString: $0) } }
     /// `add`, `remove`, `change`… for devices received from a monitor; nil for enumerated ones.
     public var action: String? { udev_device_get_action(pointer).map { String(cString: $0) } }
 

@@ -22,9 +22,12 @@ struct Orientd: AsyncParsableCommand {
             Vectors are in the display frame, pointing the way gravity pulls: x towards the right edge \
             of the screen, y towards the top edge, z out of the screen, m/s²; upright portrait reads \
             (0, -9.81, 0).
+
+            The screen rotates the wrong way? The sensor is mounted turned and its mount matrix is \
+            unknown: orientd calibrate finds it from three poses and installs it for systemd's hwdb.
             """,
         version: orientdVersion,
-        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CheckResolverCommand.self, CheckConfigCommand.self],
+        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CalibrateCommand.self, CheckResolverCommand.self, CheckConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -60,13 +60,7 @@ struct RecordCommand: AsyncParsableCommand {
         }
 
         // Ending: the requested duration, or a signal. Both shut the source down, which ends the loop.
-        let signals = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let signalSource = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            signalSource.setEventHandler { source.shutdown() }
-            signalSource.resume()
-            return signalSource
-        }
+        let signals = shutDownOnSignals(source)
         defer { signals.forEach { $0.cancel() } }
         let timer = duration.map { seconds in
             Task {
@@ -108,6 +102,18 @@ struct RecordCommand: AsyncParsableCommand {
         writer.flush()
         if sink != STDOUT_FILENO { close(sink) }
         printError("orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)")
+    }
+}
+
+/// SIGINT and SIGTERM shut `source` down, which ends the command's loop over its events with
+/// everything written; cancel the returned sources when done.
+func shutDownOnSignals(_ source: any AccelerometerSource) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { signalNumber in
+        signal(signalNumber, SIG_IGN)
+        let signalSource = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        signalSource.setEventHandler { source.shutdown() }
+        signalSource.resume()
+        return signalSource
     }
 }
 

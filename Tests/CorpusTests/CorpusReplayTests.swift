@@ -28,7 +28,7 @@ struct CorpusReplayTests {
     func permutedCorpus() {
         for trace in CorpusFixtures.traces {
             let reference = trace.replay()
-            for matrix in MountMatrix.signedPermutationsForCorpus {
+            for matrix in MountMatrix.signedPermutations {
                 // The sensor of a board mounted with `matrix` reads Mᵀ·(display reading).
                 var pipeline = OrientationPipeline(mountMatrix: matrix)
                 var changes: [OrientationChange] = []
@@ -104,19 +104,5 @@ struct ScorerAgreementTests {
     @Test("on missing events (everything missed)")
     func noEvents() throws {
         try Self.expectAgreement([:].merging(CorpusFixtures.traces.map { ($0.name, []) }) { a, _ in a })
-    }
-}
-
-extension MountMatrix {
-    /// The 48 signed axis permutations.
-    static var signedPermutationsForCorpus: [MountMatrix] {
-        let permutations = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
-        return permutations.flatMap { permutation in
-            (0..<8).map { signs in
-                try! MountMatrix(rows: (0..<3).map { row in
-                    (0..<3).map { column in column == permutation[row] ? (signs >> row & 1 == 1 ? -1.0 : 1.0) : 0 }
-                })
-            }
-        }
     }
 }

@@ -76,23 +76,6 @@ struct MountMatrixTests {
 }
 
 extension MountMatrix {
-    /// Every matrix that permutes the axes and flips signs: the ways a sensor can sit on a board.
-    static var signedPermutations: [MountMatrix] {
-        let permutations = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
-        var result: [MountMatrix] = []
-        for permutation in permutations {
-            for signs in 0..<8 {
-                let rows = (0..<3).map { row in
-                    (0..<3).map { column in
-                        column == permutation[row] ? (signs >> row & 1 == 1 ? -1.0 : 1.0) : 0
-                    }
-                }
-                result.append(try! MountMatrix(rows: rows))
-            }
-        }
-        return result
-    }
-
     /// Mᵀ · v: what a sensor mounted with this (orthonormal) matrix reads when the display frame
     /// sees `v`.
     func sensorReading(for v: Vector3) -> Vector3 {

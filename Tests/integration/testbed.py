@@ -37,7 +37,7 @@ class Testbed:
 
     def add_accelerometer(self, number, name="bmi160", raw=(0, -1000, 0), scale="0.009810", attributes=None,
                           properties=None, per_axis_scale=None, offset=None, buffered=False, raw_channels=True,
-                          sampling=("25", "12.5 25 50 100"), timestamp_clock=None, trigger=None):
+                          sampling=("25", "12.5 25 50 100"), timestamp_clock=None, trigger=None, parent=None):
         """Adds iio:deviceN; `raw` is (x, y, z) in raw units, `scale` the shared m/s² per unit."""
         attrs = ["name", f"{name}\n"]
         if raw_channels:
@@ -65,7 +65,7 @@ class Testbed:
         props = ["DEVNAME", f"/dev/iio:device{number}"]
         for key, value in (properties or {}).items():
             props += [key, value]
-        path = self.bed.add_device("iio", f"iio:device{number}", None, attrs, props)
+        path = self.bed.add_device("iio", f"iio:device{number}", parent, attrs, props)
         if buffered:
             node = os.path.join(self.root, "dev", f"iio:device{number}")
             os.makedirs(os.path.dirname(node), exist_ok=True)
