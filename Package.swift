@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "orientd",
             dependencies: [
-                "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol",
+                "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol", "OrientationClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -5,7 +5,7 @@ import OrientationCore
 /// `/etc/udev/hwdb.d/61-sensor-local.hwdb`.
 ///
 /// systemd's `60-sensor.rules` looks a sensor up as `sensor:modalias:<parent modalias>:<DMI
-/// modalias>`, or, when the IIO device has a `label`, only as `sensor:<label>:modalias:…`. The
+/// modalias>`, or, when the IIO device has a `label` (recent systemd), as `sensor:<label>:modalias:…`. The
 /// match keys are written the way the upstream entries are: the parent's modalias, then the
 /// machine's vendor and product from the DMI modalias (`svn…:pn…`), everything else a wildcard.
 public struct SensorHwdbEntry: Sendable, Hashable {
@@ -56,14 +56,15 @@ public struct SensorHwdbEntry: Sendable, Hashable {
         self.comment = comment
     }
 
-    /// The match lines: the label form only where the device has a label (udev looks up nothing
-    /// else for it), else the modalias form.
+    /// The match lines: the modalias form, plus the label form where the device has a label
+    /// (recent systemd rules look a labelled sensor up by that form only; older ones by the
+    /// modalias form).
     public var matchKeys: [String] {
         var parent = Self.pattern(identity.parentModalias)
         while parent.hasSuffix(":") { parent.removeLast() }
         let machine = identity.machine.map { ":dmi:*svn\(Self.pattern($0.vendor)):pn\(Self.pattern($0.product)):*" } ?? ""
         let tail = "modalias:\(parent)*\(machine)"
-        return identity.label.map { ["sensor:\(Self.pattern($0)):\(tail)"] } ?? ["sensor:\(tail)"]
+        return ["sensor:\(tail)"] + (identity.label.map { ["sensor:\(Self.pattern($0)):\(tail)"] } ?? [])
     }
 
     /// The entry's lines, ending with a newline.

@@ -1,8 +1,14 @@
 import ArgumentParser
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
+import OrientationClient
 import OrientationCore
 import OrientationProtocol
 import SensorCore
@@ -140,11 +146,11 @@ struct CalibrateCommand: AsyncParsableCommand {
             output.fail("the captured poses do not fix the three axes; start again")
             throw ExitCode(1)
         }
-        try finish(fit: fit, captures: captures, sensor: sensor, specification: sensorConfiguration.specification, output: output)
+        try await finish(fit: fit, captures: captures, sensor: sensor, specification: sensorConfiguration.specification, output: output)
     }
 
     private func finish(fit: MountFit, captures: [PoseCapture.Capture], sensor: SensorDescription,
-                        specification: SensorSpecification, output: CalibrationOutput) throws {
+                        specification: SensorSpecification, output: CalibrationOutput) async throws {
         let inUseWorst = MountFit.errors(of: sensor.mountMatrix, captures).max() ?? 180
         let alreadyRight = sensor.mountMatrix == fit.matrix || (fit.isSignedPermutation && inUseWorst <= MountFit.permutationTolerance)
         // The hwdb names local devices only: a trace or a remote iiod has no udev identity here.
@@ -179,9 +185,13 @@ struct CalibrateCommand: AsyncParsableCommand {
             let installed = try HwdbInstaller(root: root).install(entry)
             output.written(installed)
             if root == "/" {
-                let trigger = ExternalCommand.run(["udevadm", "trigger", "--action=change", "--settle", path])
+                // Then settle with a bound: `trigger --settle` waits forever where no udevd runs
+                // (a container, a chroot).
+                let trigger = ExternalCommand.run(["udevadm", "trigger", "--action=change", path])
+                if trigger.status == 0 { _ = ExternalCommand.run(["udevadm", "settle", "--timeout=10"]) }
                 if trigger.status == 0 {
-                    output.note("udevadm trigger --action=change \(path): udev re-read the device; a running orientd uses the new matrix (its log says \"mount matrix changed\")")
+                    output.note("udevadm trigger --action=change \(path): udev re-read the device")
+                    await reportDaemon(sensor: sensor, output: output)
                 } else {
                     output.note("warning: udevadm trigger failed (\(trigger.summary)): the entry applies from the next boot, or run: udevadm trigger -v -p DEVNAME=\(sensor.deviceNode ?? path)")
                 }
@@ -192,6 +202,23 @@ struct CalibrateCommand: AsyncParsableCommand {
         } catch {
             output.fail(error.message)
             throw ExitCode(error.exitCode)
+        }
+    }
+
+    /// Whether an orientd answers on its socket, and what the change means for it: it watches udev
+    /// and re-reads its sensor on the change event the trigger caused.
+    private func reportDaemon(sensor: SensorDescription, output: CalibrationOutput) async {
+        let socket = OrientationClient.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
+        guard let client = try? await OrientationClient.connect(path: socket) else {
+            output.note("no orientd answers on \(socket): it uses the new matrix when it starts")
+            return
+        }
+        let state = try? await client.state()
+        await client.close()
+        if let name = state?.sensorName, name != sensor.identifier {
+            output.note("orientd on \(socket) reads \(name), not \(sensor.identifier): its matrix is unchanged")
+        } else {
+            output.note("orientd on \(socket) re-reads \(sensor.identifier) on udev's change event and uses the new matrix now (its log says \"mount matrix changed\")")
         }
     }
 

@@ -9,7 +9,7 @@ import tempfile
 import time
 
 from person import WIZARD, Person
-from testbed import ROOT, TestbedCase
+from testbed import ORIENTD, ROOT, Running, TestbedCase
 
 DMI = "dmi:bvnAcmeBIOS:bvr1.07:bd03/14/2023:br1.7:svnAcme:pnSlate 10:pvr1.0:rvnAcme:rnSL10:rvr1.0:cvnAcme:ct30:cvr1.0:"
 PARENT_MODALIAS = "acpi:BOSC0200:BOSC0200:"
@@ -92,7 +92,7 @@ class Calibrate(TestbedCase):
         self.assertEqual(self.process.json()[-1], {"written": hwdb})
         self.assertEqual(self.hwdb_query(f"sensor:modalias:{PARENT_MODALIAS}:{DMI}"), f"ACCEL_MOUNT_MATRIX={mounting}")
 
-    def test_an_improper_mounting_on_a_labelled_sensor_gets_the_label_form_and_replaces_its_earlier_entry(self):
+    def test_an_improper_mounting_on_a_labelled_sensor_adds_the_label_form_and_replaces_its_earlier_entry(self):
         self.add_sensor(attributes={"label": "accel-display"})
         # An entry of the admin's own and an earlier one of ours for this device.
         directory = os.path.join(self.scratch, "etc/udev/hwdb.d")
@@ -106,14 +106,15 @@ class Calibrate(TestbedCase):
         self.person_follows_the_wizard(mounting)
         result = self.result()
         self.assertEqual(result["matrix"], mounting)
-        self.assertIn(key + "\n ACCEL_MOUNT_MATRIX=" + mounting, result["hwdb"])
+        self.assertIn(key.replace("accel-display:", "") + "\n" + key + "\n ACCEL_MOUNT_MATRIX=" + mounting, result["hwdb"])
         self.assertEqual(self.process.stop(), 0, self.process.stderr_lines)
         with open(os.path.join(directory, "61-sensor-local.hwdb")) as handle:
             text = handle.read()
         self.assertTrue(text.startswith(admins), text)
         self.assertNotIn("an earlier calibration", text)
         self.assertEqual(text.count("ACCEL_MOUNT_MATRIX"), 2, text)
-        self.assertEqual(self.hwdb_query(f"sensor:accel-display:modalias:{PARENT_MODALIAS}:{DMI}"), f"ACCEL_MOUNT_MATRIX={mounting}")
+        for lookup in (f"sensor:accel-display:modalias:{PARENT_MODALIAS}:{DMI}", f"sensor:modalias:{PARENT_MODALIAS}:{DMI}"):
+            self.assertEqual(self.hwdb_query(lookup), f"ACCEL_MOUNT_MATRIX={mounting}", lookup)
         # The replayed fixture of a person doing the same poses gives the same result.
         replay = self.start("calibrate", "--json", "--sensor", f"replay:{FIXTURES}/person-swapped-xy.csv?speed=2")
         replay.wait_for(lambda p: p.process.poll() is not None, timeout=30, what="the replay to finish")
@@ -144,6 +145,32 @@ class Calibrate(TestbedCase):
         self.assertFalse(os.path.exists(os.path.join(self.scratch, "etc")))
         self.assertEqual(client.request("get")["state"]["device"], "faceUp", "the daemon saw the same poses")
         self.assertIsNone(daemon.process.poll())
+
+    def test_on_the_running_system_it_triggers_udev_and_asks_the_daemon(self):
+        # /etc/udev is a scratch directory in a mount namespace of the wizard's own, so the real
+        # hwdb is untouched; udevadm writes "change" into the simulated device's uevent file.
+        from daemon import Client
+        self.add_sensor()
+        etc_udev = os.path.join(self.scratch, "etc/udev")
+        os.makedirs(etc_udev)
+        socket_path = os.path.join(self.scratch, "orientd.sock")
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        script = 'mount --bind "$0" /etc/udev && exec "$1" calibrate --json --write'
+        self.process = Running(self.bed, "-m", "sh", "-c", script, etc_udev, ORIENTD, executable="unshare",
+                               env=self.bed.env(ORIENTD_SOCKET=socket_path))
+        self.running.append(self.process)
+        self.process.json = lambda: [json.loads(line) for line in self.process.stdout_lines if line.startswith("{")]
+        mounting = "0, -1, 0; 1, 0, 0; 0, 0, 1"
+        self.person_follows_the_wizard(mounting)
+        self.assertEqual(self.result()["matrix"], mounting)
+        self.assertEqual(self.process.stop(), 0, self.process.stderr_lines)
+        self.assertEqual(self.process.json()[-1], {"written": "/etc/udev/hwdb.d/61-sensor-local.hwdb"})
+        self.assertTrue(any(f"udevadm trigger --action=change {self.sensor}: udev re-read the device" in line
+                            for line in self.process.stderr_lines), self.process.stderr_lines)
+        self.assertTrue(any(f"orientd on {socket_path} re-reads iio:device0" in line for line in self.process.stderr_lines),
+                        self.process.stderr_lines)
+        self.assertEqual(self.hwdb_query(f"sensor:modalias:{PARENT_MODALIAS}:{DMI}"), f"ACCEL_MOUNT_MATRIX={mounting}")
 
     def test_a_hwdb_directory_that_cannot_be_written_ends_with_its_name_and_nothing_written(self):
         self.add_sensor()

@@ -130,8 +130,8 @@ def orientd(bed, *args, timeout=20, stdin=None):
 class Running:
     """orientd running in the background; its stdout and stderr lines are collected as they come."""
 
-    def __init__(self, bed, *args, env=None):
-        self.process = subprocess.Popen([ORIENTD, *args], env=env or bed.env(), stdout=subprocess.PIPE,
+    def __init__(self, bed, *args, env=None, executable=ORIENTD):
+        self.process = subprocess.Popen([executable, *args], env=env or bed.env(), stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE)
         self.stdout_lines = []
         self.stderr_lines = []
