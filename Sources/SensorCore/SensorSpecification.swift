@@ -160,6 +160,9 @@ public struct SensorConfiguration: Sendable, Hashable {
     /// Requested sampling rate in Hz; the nearest rate the device offers is used.
     public var rate: Double
     public var acquisition: AcquisitionMode
+    /// False to read at the device's rate as it is, for a reader beside the daemon (`calibrate`)
+    /// that must not change the rate the daemon chose.
+    public var setsDeviceRate = true
 
     public static let defaultRate = 25.0
 

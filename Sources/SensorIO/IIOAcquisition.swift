@@ -62,7 +62,8 @@ final class IIOAcquisition: @unchecked Sendable {
         fallbackAllowed = configuration.acquisition == .auto
         var description = description
         description.acquisition = mode
-        description.samplingFrequency = Self.setSamplingFrequency(device: device, channel: channels[0], target: configuration.rate) ?? description.samplingFrequency
+        description.samplingFrequency = Self.setSamplingFrequency(device: device, channel: channels[0], target: configuration.rate,
+                                                                  write: configuration.setsDeviceRate) ?? description.samplingFrequency
         // Poll at the configured rate, or the device's own rate when that is slower (reading
         // faster than it measures only repeats values).
         let deviceRate = description.samplingFrequency.flatMap { $0 > 0 ? $0 : nil } ?? configuration.rate
@@ -116,14 +117,15 @@ final class IIOAcquisition: @unchecked Sendable {
     // MARK: - Setup
 
     /// Writes the available rate nearest `target` to `sampling_frequency` (device or channel
-    /// attribute); returns the rate the device reports afterwards. Failures leave the rate as is.
-    static func setSamplingFrequency(device: IIODevice, channel: IIOChannel, target: Double) -> Double? {
+    /// attribute) unless `write` is false; returns the rate the device reports afterwards. Failures
+    /// leave the rate as is.
+    static func setSamplingFrequency(device: IIODevice, channel: IIOChannel, target: Double, write: Bool = true) -> Double? {
         func read(_ name: String) -> String? {
             if device.hasAttribute(name) { return try? device.readAttribute(name) }
             if channel.hasAttribute(name) { return try? channel.readAttribute(name) }
             return nil
         }
-        if let available = read("sampling_frequency_available"), let nearest = SamplingFrequencyChoice.nearest(to: target, available: available) {
+        if write, let available = read("sampling_frequency_available"), let nearest = SamplingFrequencyChoice.nearest(to: target, available: available) {
             let text = SamplingFrequencyChoice.text(nearest)
             if device.hasAttribute("sampling_frequency") {
                 try? device.writeAttribute("sampling_frequency", text)

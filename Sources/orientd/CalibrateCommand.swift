@@ -41,8 +41,8 @@ struct CalibrateCommand: AsyncParsableCommand {
             built) and udevadm trigger is left out.
 
             It reads the sensor beside a running orientd (by polling, unless --acquisition says \
-            otherwise) and works with any --sensor, ip: and replay: included; only a local sensor can \
-            be written to the hwdb. For a convertible's base sensor, close the lid and hold the closed \
+            otherwise, and at the device's rate as it is, unless --rate is given) and works with any \
+            --sensor, ip: and replay: included; only a local sensor can be written to the hwdb. For a convertible's base sensor, close the lid and hold the closed \
             device in the same poses: the base must then read what the display reads.
 
             --json prints one JSON object per line: {"sensor": …} first, {"step": POSE, "state": \
@@ -78,8 +78,10 @@ struct CalibrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         var sensorConfiguration = try sensorOptions.configuration()
-        // Polling reads beside a daemon that holds the sensor's buffer.
+        // Polling reads beside a daemon that holds the sensor's buffer, and the device's rate is
+        // the daemon's to choose.
         if sensorOptions.acquisition == nil { sensorConfiguration.acquisition = .poll }
+        if sensorOptions.rate == nil { sensorConfiguration.setsDeviceRate = false }
         let output = CalibrationOutput(json: json)
         let source: any AccelerometerSource
         do {

@@ -129,7 +129,7 @@ class Calibrate(TestbedCase):
         self.add_sensor(properties={"ACCEL_MOUNT_MATRIX": mounting})
         # orientd serving the same sensor, sampling for a client, all along.
         socket_path = os.path.join(self.scratch, "orientd.sock")
-        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off")
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--rate", "50")
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
         client = Client(socket_path)
         self.addCleanup(client.close)
@@ -144,6 +144,7 @@ class Calibrate(TestbedCase):
         self.assertTrue(any("nothing written" in line for line in self.process.stderr_lines))
         self.assertFalse(os.path.exists(os.path.join(self.scratch, "etc")))
         self.assertEqual(client.request("get")["state"]["device"], "faceUp", "the daemon saw the same poses")
+        self.assertEqual(self.bed.attribute(self.sensor, "sampling_frequency"), "50", "the daemon's rate is left alone")
         self.assertIsNone(daemon.process.poll())
 
     def test_on_the_running_system_it_triggers_udev_and_asks_the_daemon(self):
@@ -224,7 +225,7 @@ class DaemonRereadsTheSensor(TestbedCase):
         path = self.bed.add_accelerometer(0, raw=(-1000, 0, 0))  # the sensor's x reads down
         directory = tempfile.mkdtemp(prefix="orientd-reread-")
         socket_path = os.path.join(directory, "orientd.sock")
-        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off")
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--rate", "50")
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
         client = Client(socket_path)
         self.addCleanup(client.close)
