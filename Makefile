@@ -10,6 +10,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      ?= $(PREFIX)/bin
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
@@ -163,7 +164,7 @@ package-files: release-static
 
 # What the package holds, laid out as Debian wants it (used by debian/rules).
 install-package-files:
-	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system UDEVRULESDIR=/lib/udev/rules.d \
+	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system USERUNITDIR=/usr/lib/systemd/user UDEVRULESDIR=/lib/udev/rules.d \
 		DBUSPOLICYDIR=/usr/share/dbus-1/system.d \
 		ORIENTD_BIN=$(STATIC_BUILD)/release/orientd ORIENTCTL_BIN=$(STATIC_BUILD)/release/orientctl
 	install -d $(DESTDIR)/usr/share/man/man1 $(DESTDIR)/usr/share/man/man5 $(DESTDIR)/usr/share/man/man8
@@ -204,6 +205,10 @@ install-files:
 	sed 's|/usr/local/bin/|$(BINDIR)/|g; s|/usr/local/share/doc/orientd/|$(DOCDIR)/|g' systemd/orientd.service > $(DESTDIR)$(UNITDIR)/orientd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/orientd.service
 	install -Dm644 systemd/orientd.socket $(DESTDIR)$(UNITDIR)/orientd.socket
+	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DOCDIR)/examples
+	sed 's|/usr/local/bin/|$(BINDIR)/|g' systemd/orientctl-follow.service > $(DESTDIR)$(USERUNITDIR)/orientctl-follow.service
+	sed 's|/usr/local/bin/|$(BINDIR)/|g' systemd/examples/orientctl-follow-kiosk.service > $(DESTDIR)$(DOCDIR)/examples/orientctl-follow-kiosk.service
+	chmod 644 $(DESTDIR)$(USERUNITDIR)/orientctl-follow.service $(DESTDIR)$(DOCDIR)/examples/orientctl-follow-kiosk.service
 	install -Dm644 systemd/60-orientd.rules $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules
 	install -Dm644 systemd/orientd.sysusers $(DESTDIR)$(SYSUSERSDIR)/orientd.conf
 	install -Dm644 systemd/orientd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/orientd.conf
@@ -218,7 +223,9 @@ install-files:
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/orientd $(DESTDIR)$(BINDIR)/orientctl
-	rm -f $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket
+	rm -f $(DESTDIR)$(UNITDIR)/orientd.service $(DESTDIR)$(UNITDIR)/orientd.socket $(DESTDIR)$(USERUNITDIR)/orientctl-follow.service
+	rm -f $(DESTDIR)$(DOCDIR)/examples/orientctl-follow-kiosk.service
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(USERUNITDIR) 2>/dev/null
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-orientd.rules $(DESTDIR)$(SYSUSERSDIR)/orientd.conf $(DESTDIR)$(TMPFILESDIR)/orientd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.conf $(DESTDIR)$(POLKITACTIONSDIR)/net.hadess.SensorProxy.policy
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(wildcard docs/*.md))

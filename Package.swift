@@ -63,16 +63,20 @@ let package = Package(
         .executableTarget(
             name: "orientctl",
             dependencies: [
-                "OrientationClient", "OrientationProtocol", "OrientationCore",
+                "OrientationClient", "OrientationProtocol", "OrientationCore", "DesktopIntegration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        /// Rotating compositors' outputs and touch input (sway, Hyprland, wlroots, X11) for
+        /// `orientctl follow --rotate`, and running external tools.
+        .target(name: "DesktopIntegration", dependencies: ["OrientationCore", "OrientationProtocol"]),
         /// The corpus metrics of `Tests/Fixtures/corpus/score.py`, for tests and `make bench`.
         .target(name: "CorpusScoring", dependencies: ["OrientationCore"]),
         .executableTarget(
             name: "orientd",
             dependencies: [
                 "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol", "OrientationClient",
+                "DesktopIntegration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,6 +97,7 @@ let package = Package(
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),
+        .testTarget(name: "DesktopIntegrationTests", dependencies: ["DesktopIntegration", "OrientationCore"]),
         .testTarget(name: "OrientationProtocolTests", dependencies: [
             "OrientationProtocol", "OrientationCore",
             .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import DesktopIntegration
 import OrientationClient
 import OrientationCore
 import OrientationProtocol
@@ -226,24 +227,63 @@ struct Lock: AsyncParsableCommand {
 
 struct Follow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run a command on every interface change (e.g. to rotate the output).",
+        abstract: "Turn the screen and touch input with the interface (--rotate), or run a command on every change (--exec).",
         discussion: """
-            The command is split into words like a shell would (quotes allowed) but never run by a \
-            shell: {interface}, {degrees}, {device}, {from} and {delta} are replaced inside the words, so \
-            whatever the values are they stay single arguments. It runs once at start for the current \
-            orientation and after every change; a failing command is reported and following goes on.
+            --rotate BACKEND turns an output and maps touchscreens and pens onto it whenever the \
+            interface orientation changes (so the rotation lock and the supported orientations apply): \
+            sway (swaymsg: output NAME transform T, input DEVICE map_to_output NAME), hyprland (hyprctl \
+            keyword monitor NAME,transform,N and the touchdevice and tablet transform), wlroots \
+            (wlr-randr --output NAME --transform T, for labwc, wayfire, river and other compositors with \
+            wlr-output-management), x11 (xrandr --output NAME --rotate R and xinput's Coordinate \
+            Transformation Matrix for each touch device), or auto: sway, hyprland, wlroots or x11 from \
+            SWAYSOCK, HYPRLAND_INSTANCE_SIGNATURE, WAYLAND_DISPLAY or DISPLAY, in that order. GNOME, KDE \
+            and Phosh rotate by themselves through orientd's D-Bus interface and need none of this. The \
+            output defaults to the built-in panel (eDP, DSI, LVDS) or the only output; touch devices to \
+            the touchscreens and pens the compositor lists. The mapping is mutter's, KWin's and Phosh's \
+            (docs/rotation.md): interface portrait → normal, landscapeLeft (the device's left edge up) \
+            → 90, portraitUpsideDown → 180, landscapeRight → 270, counter-clockwise as wl_output counts. \
+            A failing step is reported once (until it works again) and following goes on.
 
-            Example: orientctl follow --exec 'wlr-randr --output DSI-1 --transform {degrees}'
+            --exec runs a command instead, or as well, split into words like a shell would (quotes \
+            allowed) but never run by a shell: {transform} (normal, 90, 180, 270: what compositors \
+            take), {xrandr} (normal, left, inverted, right), {interface}, {degrees} (UIKit's clockwise \
+            rotation, -90…180: not a compositor value), {device}, {from} and {delta} are replaced inside \
+            the words, so whatever the values are they stay single arguments. A failing command is \
+            reported and following goes on.
+
+            Both act once at start for the current orientation and after every change.
+
+            Examples:
+              orientctl follow --rotate auto
+              orientctl follow --rotate sway --output DSI-1 --dry-run
+              orientctl follow --exec 'wlr-randr --output DSI-1 --transform {transform}'
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: ArgumentHelp("The command to run.", valueName: "command")) var exec: String
+    @Option(help: ArgumentHelp("Turn the screen with this backend: auto, sway, hyprland, wlroots, x11.", valueName: "backend"))
+    var rotate: String?
+    @Option(help: ArgumentHelp("The output to turn (default: the built-in panel, or the only output).", valueName: "name"))
+    var output: String?
+    @Option(help: ArgumentHelp("A touchscreen or pen to map onto the output (repeatable; default: those the compositor lists).", valueName: "device"))
+    var touch: [String] = []
+    @Flag(help: "Print the commands --rotate would run instead of running them.")
+    var dryRun = false
+    @Option(help: ArgumentHelp("A command to run on every change.", valueName: "command"))
+    var exec: String?
 
     func validate() throws {
-        guard let words = try? CommandTemplate(exec).words, !words.isEmpty else { throw ValidationError("--exec: the command is empty or has an unterminated quote") }
+        guard rotate != nil || exec != nil else { throw ValidationError("say what to do: --rotate BACKEND, --exec COMMAND, or both") }
+        if let exec {
+            guard let words = try? CommandTemplate(exec).words, !words.isEmpty else { throw ValidationError("--exec: the command is empty or has an unterminated quote") }
+        }
+        if let rotate, rotate != "auto", RotationBackend(rawValue: rotate) == nil {
+            throw ValidationError("--rotate: \"\(rotate)\" is not a backend (auto, \(RotationBackend.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if rotate == nil, output != nil || !touch.isEmpty || dryRun { throw ValidationError("--output, --touch and --dry-run go with --rotate") }
     }
 
     func run() async throws {
-        let template = try CommandTemplate(exec)
+        let template = try exec.map { try CommandTemplate($0) }
+        var rotator = try rotate.map { try makeRotator($0) }
         let client = try await connection.connect()
         let state: DaemonState
         do {
@@ -251,20 +291,72 @@ struct Follow: AsyncParsableCommand {
         } catch {
             throw rejection(error)
         }
+        func act(_ interface: InterfaceOrientation, values: [String: String]) {
+            if rotator != nil {
+                let outcome = rotator!.apply(interface)
+                for failure in outcome.reports { complain(failure) }
+                if let turned = outcome.turned, let rotator { say("\(interface.rawValue): \(rotator.output) \(turned.wayland)") }
+            }
+            var values = values
+            let transform = OutputTransform(interface: interface)
+            values["transform"] = transform?.wayland ?? ""
+            values["xrandr"] = transform?.xrandr ?? ""
+            template?.run(values: values)
+        }
         if state.interface != .unknown {
-            template.run(values: ["interface": state.interface.rawValue, "degrees": "\(state.interface.rotationDegrees ?? 0)",
-                                  "device": state.device.rawValue, "from": "", "delta": "0"])
+            act(state.interface, values: ["interface": state.interface.rawValue, "degrees": "\(state.interface.rotationDegrees ?? 0)",
+                                          "device": state.device.rawValue, "from": "", "delta": "0"])
         }
         for await event in client.events {
             if event.isGoodbye { break }
             guard event.topic == .interface, let state = event.state else { continue }
             func number(_ key: String) -> String { if case .number(let n)? = event.message[key] { String(Int(n)) } else { "" } }
-            template.run(values: ["interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
-                                  "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees")])
+            // The rotation takes what it understands; --exec gets the server's text as it came.
+            let interface = event.to.flatMap(InterfaceOrientation.init(rawValue:)) ?? state.interface
+            act(interface, values: ["interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
+                                    "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees")])
         }
         complain("orientd closed the connection")
         throw ExitCode(69)
     }
+
+    /// The backend (auto: from the session, said once), its output and touch devices.
+    private func makeRotator(_ name: String) throws -> ScreenRotator {
+        let backend: RotationBackend
+        if let chosen = RotationBackend(rawValue: name) {
+            backend = chosen
+        } else {
+            switch RotationBackend.detect(environment: ProcessInfo.processInfo.environment) {
+            case .success(let (found, reason)):
+                backend = found
+                complain("--rotate auto: \(found.rawValue) (\(reason))")
+            case .failure(let failure):
+                complain("--rotate auto: \(failure)")
+                // A desktop that rotates by itself is done, not failed (the user unit stays quiet).
+                throw ExitCode(failure.nothingToDo ? 0 : 69)
+            }
+        }
+        // --dry-run asks the compositor what there is, but prints what it would change.
+        let discovery = [backend.outputsCommand] + (backend.inputsCommand.map { [$0] } ?? [])
+        let printing: ScreenRotator.Runner = { arguments in
+            if discovery.contains(arguments) { return ExternalCommand.run(arguments) }
+            say(CommandTemplate.quoted(arguments))
+            return ExternalCommand(status: 0, output: "", arguments: arguments)
+        }
+        let run: ScreenRotator.Runner = dryRun ? printing : { ExternalCommand.run($0) }
+        do {
+            return try ScreenRotator(backend: backend, output: output, touch: touch, run: run, note: { complain("\($0)") })
+        } catch {
+            complain("--rotate \(backend.rawValue): \(error)")
+            throw ExitCode(69)
+        }
+    }
+}
+
+/// A line on standard output, at once (a pipe or a journal reads it live).
+func say(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
 /// A command line split into words once, with `{name}` placeholders filled per run. No shell is
@@ -322,6 +414,14 @@ struct CommandTemplate {
             }
             return result + rest
         }
+    }
+
+    /// Arguments as a shell would need them quoted, for printing.
+    static func quoted(_ arguments: [String]) -> String {
+        arguments.map { argument in
+            argument.isEmpty || argument.contains(where: { " \t'\"\\$`*?[]{}();&|<>#~".contains($0) })
+                ? "'" + argument.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" : argument
+        }.joined(separator: " ")
     }
 
     /// Runs the command and waits; a failure is reported, not fatal.

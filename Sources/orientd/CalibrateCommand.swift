@@ -1,4 +1,5 @@
 import ArgumentParser
+import DesktopIntegration
 import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -308,52 +309,6 @@ struct HwdbInstaller {
         var status = stat()
         guard stat(path, &status) == 0 else { return String(cString: strerror(errno)) }
         return (status.st_mode & S_IFMT) == S_IFDIR ? nil : "\(path) is not a directory"
-    }
-}
-
-/// A program run to completion with its output captured (posix_spawnp, not Foundation's Process,
-/// which would pull Foundation's internationalization data into the self-contained binary).
-struct ExternalCommand {
-    var status: Int32
-    var output: String
-    var arguments: [String]
-
-    /// "systemd-hwdb update exited with status 1: <its last output line>".
-    var summary: String {
-        let last = output.split(separator: "\n").last.map { ": \($0)" } ?? ""
-        return "\(arguments.joined(separator: " ")) \(status < 0 ? "could not be run" : "exited with status \(status)")\(last)"
-    }
-
-    static func run(_ arguments: [String]) -> ExternalCommand {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { return ExternalCommand(status: -1, output: String(cString: strerror(errno)), arguments: arguments) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
-        close(pipeEnds[1])
-        defer { close(pipeEnds[0]) }
-        guard spawned == 0 else {
-            return ExternalCommand(status: -1, output: "\(arguments[0]): \(String(cString: strerror(spawned)))", arguments: arguments)
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let exit = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
-        return ExternalCommand(status: exit, output: String(decoding: bytes, as: UTF8.self), arguments: arguments)
     }
 }
 

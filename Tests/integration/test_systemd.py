@@ -155,6 +155,17 @@ class Units(unittest.TestCase):
                                  os.path.join(units, "orientd.socket")], capture_output=True, text=True)
         self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
         self.assertEqual(verify.stderr.strip(), "", verify.stderr)
+        # The user unit for screen rotation (and the kiosk example, a system unit) verify too.
+        user_unit = os.path.join(prefix, "lib/systemd/user/orientctl-follow.service")
+        with open(user_unit) as handle:
+            self.assertIn(f"ExecStart={prefix}/bin/orientctl follow --rotate auto", handle.read())
+        runtime = tempfile.mkdtemp(prefix="orientd-user-")
+        verify = subprocess.run(["systemd-analyze", "--user", "verify", "--man=no", user_unit], capture_output=True, text=True,
+                                env=dict(os.environ, XDG_RUNTIME_DIR=runtime))
+        self.assertEqual((verify.returncode, verify.stderr.strip()), (0, ""), verify.stdout + verify.stderr)
+        kiosk = os.path.join(prefix, "share/doc/orientd/examples/orientctl-follow-kiosk.service")
+        verify = subprocess.run(["systemd-analyze", "verify", "--man=no", kiosk], capture_output=True, text=True)
+        self.assertEqual(verify.returncode, 0, verify.stdout + verify.stderr)
         for path in ("bin/orientd", "bin/orientctl", "lib/udev/rules.d/60-orientd.rules", "lib/sysusers.d/orientd.conf",
                      "lib/tmpfiles.d/orientd.conf", "etc/orientd/orientd.toml", "share/doc/orientd/docs/protocol.md"):
             self.assertTrue(os.path.exists(os.path.join(prefix, path)), path)
