@@ -100,6 +100,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         var capture = PoseCapture(configuration: poses)
         var sensor: SensorDescription?
         var outcome: Result<[PoseCapture.Capture], CalibrationFailure>?
+        var faultLog = FaultLogLimiter()
         source.startSampling()
         events: for await event in source.events {
             switch event {
@@ -125,9 +126,9 @@ struct CalibrateCommand: AsyncParsableCommand {
                 }
                 if outcome != nil { break events }
             case .fault(let fault):
-                output.note("sensor fault: \(fault)")
-            case .recovered:
-                break
+                if faultLog.logFault(fault.kind, at: MonotonicClock.now()) { output.note("sensor fault: \(fault)") }
+            case .recovered(let kind, let device):
+                if faultLog.logRecovery(kind) { output.note("\(device): \(kind.rawValue) recovered") }
             case .ended:
                 outcome = .failure(.init("the readings ended while waiting for \(capture.currentPose?.rawValue ?? "a pose")"))
                 break events
