@@ -118,6 +118,7 @@ class Calibrate(TestbedCase):
         # The replayed fixture of a person doing the same poses gives the same result.
         replay = self.start("calibrate", "--json", "--sensor", f"replay:{FIXTURES}/person-swapped-xy.csv?speed=2")
         replay.wait_for(lambda p: p.process.poll() is not None, timeout=30, what="the replay to finish")
+        replay.stop()  # reads what is still in the pipes
         final = json.loads(replay.stdout_lines[-1])
         self.assertEqual(final["matrix"], result["matrix"])
         self.assertIsNone(final["hwdb"])
@@ -181,6 +182,7 @@ class Calibrate(TestbedCase):
         self.process = self.calibrate("--write", "--root", self.scratch)
         self.person_follows_the_wizard("1, 0, 0; 0, -1, 0; 0, 0, -1")
         self.process.wait_for(lambda p: p.process.poll() is not None, what="the exit")
+        self.process.stop()  # reads what is still in the pipes
         self.assertEqual(self.process.process.returncode, 73)
         error = self.process.json()[-1]["error"]
         self.assertIn(os.path.join(self.scratch, "etc/udev/hwdb.d"), error)
@@ -193,6 +195,7 @@ class Calibrate(TestbedCase):
         self.person_follows_the_wizard("1, 0, 0; 0, 1, 0; 0, 0, 1", stop_after=0)
         self.bed.remove(self.sensor)
         self.process.wait_for(lambda p: p.process.poll() is not None, what="the exit")
+        self.process.stop()  # reads what is still in the pipes
         self.assertEqual(self.process.process.returncode, 1)
         self.assertIn("the sensor iio:device0 went away", self.process.json()[-1]["error"])
 
@@ -210,6 +213,7 @@ class Calibrate(TestbedCase):
     def test_a_pose_held_twice_is_rejected_with_the_reason(self):
         process = self.start("calibrate", "--json", "--sensor", f"replay:{FIXTURES}/person-portrait-twice.csv?speed=2")
         process.wait_for(lambda p: p.process.poll() is not None, timeout=30, what="the replay to finish")
+        process.stop()  # reads what is still in the pipes
         lines = [json.loads(line) for line in process.stdout_lines]
         rejected = [e for e in lines if e.get("state") == "rejected"]
         self.assertEqual(len(rejected), 1, lines)

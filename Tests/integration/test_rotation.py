@@ -112,17 +112,18 @@ class HeadlessSway(unittest.TestCase):
         return output.wait_for(lambda line: line.startswith(f"{TRANSFORM_INTERFACE[pose]}: HEADLESS-1 "), f"follow to turn for {pose}",
                                feed=lambda: self.daemon.pose(pose, samples=2))
 
-    def turn(self, watcher, pose, timeout=15):
-        """Holds the device in `pose` until the watcher sees the interface follow."""
+    def turn(self, watcher, pose, field="interface", timeout=15):
+        """Holds the device in `pose` until the watcher (subscribed beforehand) sees `field` follow."""
+        expected = TRANSFORM_INTERFACE[pose] if field == "interface" else pose
         deadline = time.monotonic() + timeout
         self.daemon.pose(pose)
         while True:
             self.daemon.pose(pose, samples=2)
             try:
-                return watcher.next_event(lambda e: e["state"]["interface"] == TRANSFORM_INTERFACE[pose], timeout=0.1)
+                return watcher.next_event(lambda e: e["state"][field] == expected, timeout=0.1)
             except (TimeoutError, OSError):
                 if time.monotonic() > deadline:
-                    raise AssertionError(f"the interface did not follow {pose}")
+                    raise AssertionError(f"the {field} did not follow {pose}")
 
     def test_every_pose_and_the_lock_through_swaymsg(self):
         process, output, errors = self.follow("--rotate", "auto")
@@ -134,10 +135,9 @@ class HeadlessSway(unittest.TestCase):
             self.assertEqual(self.sway_transform(), TRANSFORMS[pose], f"sway's own view for {pose}")
         # Locked: turning the device changes nothing; unlocked, the interface follows again.
         controller = self.daemon.client()
-        self.assertTrue(controller.request("lock", on=True)["ok"])
-        self.daemon.pose("landscapeLeft")
         controller.request("subscribe", topics=["device"])
-        controller.next_event(lambda e: e["state"]["device"] == "landscapeLeft")
+        self.assertTrue(controller.request("lock", on=True)["ok"])
+        self.turn(controller, "landscapeLeft", field="device")
         self.assertEqual(self.sway_transform(), "normal", "the lock holds the screen")
         self.assertTrue(controller.request("lock", on=False)["ok"])
         output.wait_for(lambda line: line == "landscapeRight: HEADLESS-1 270", "the unlock to turn the screen",
