@@ -24,7 +24,7 @@ ORIENTD_BIN ?= .build/release/orientd
 ORIENTCTL_BIN ?= .build/release/orientctl
 FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
-FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
+FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
 .PHONY: help deps build release release-static package-files install-package-files deb package-test package-install-test check test integration-test fuzz soak demo bench clean install install-files uninstall
 
@@ -104,7 +104,7 @@ soak: deps
 # inputs in Tests/Fixtures/fuzz-request (new inputs it finds go to .build/fuzz/corpus). A crash
 # leaves its input in .build/fuzz/ and fails the target; `orientd-fuzz FILE` replays it.
 fuzz: deps
-	@test -n "$(FUZZER_LIB)" || { echo "make fuzz: libclang_rt.fuzzer_no_main-x86_64.a not found next to swiftc" >&2; exit 69; }
+	@test -n "$(FUZZER_LIB)" || { echo "make fuzz: libclang_rt.fuzzer_no_main-$(shell uname -m).a not found next to swiftc" >&2; exit 69; }
 	$(SWIFT) build -c release --product orientd-fuzz --build-path .build/fuzz -Xswiftc -DFUZZING \
 		-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
 		-Xlinker $(FUZZER_LIB) -Xlinker -lstdc++
@@ -144,9 +144,12 @@ VERSION     := $(shell sed -n 's/^let orientdVersion = "\(.*\)"/\1/p' Sources/or
 ARCH        := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 PACKAGE_OUT ?= $(STATIC_BUILD)/package
 
+# Full RELRO (-z relro -z now): what Debian's hardening flags would give, which swift build does not
+# read from LDFLAGS; the relocated data is made read-only once the loader is done with it.
+STATIC_LINK ?= -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 release-static: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product orientd
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_BUILD) --product orientctl
+	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientd
+	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientctl
 
 # Man pages and shell completions, written by the binaries themselves: orientd(8) and orientctl(1)
 # by swift-argument-parser's generate-manual from the commands' own help, orientd.toml(5) from the

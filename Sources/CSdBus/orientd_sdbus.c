@@ -181,7 +181,10 @@ int orientd_bus_sender_identity(sd_bus_message *call, uid_t *uid, gid_t *gid, pi
     int r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
     if (r < 0) return r;
     r = sd_bus_creds_get_euid(creds, uid);
-    if (r >= 0) r = sd_bus_creds_get_egid(creds, gid);
+    /* The bus driver tells the uid; the gid sd-bus reads from /proc/PID/status, which the unit's
+       ProtectProc=invisible hides for other users' processes. Without it the group is decided from
+       the user's group list alone. */
+    if (r >= 0 && sd_bus_creds_get_egid(creds, gid) < 0) *gid = (gid_t)-1;
     if (r >= 0 && sd_bus_creds_get_pid(creds, pid) < 0) *pid = 0;
     sd_bus_creds_unref(creds);
     return r < 0 ? r : 0;

@@ -87,6 +87,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
             guard authorizing.removeValue(forKey: call.id) != nil else { return }
             authorize(call, answer)
         case .nameVanished(let name):
+            // Its unanswered calls go too, or the bus thread would keep their messages for good.
+            for call in authorizing.values where call.sender == name { submit(.forget(call)) }
+            for call in waitingForOrientation where call.sender == name { submit(.forget(call)) }
             authorizing = authorizing.filter { $0.value.sender != name }
             waitingForOrientation.removeAll { $0.sender == name }
             if let listener = claimants.removeValue(forKey: name) {

@@ -16,10 +16,14 @@ final class SensorProxyService: @unchecked Sendable {
     }
 
     /// Serves the bus as `configuration` says. At start, `on` with the bus unreachable throws (the
-    /// daemon exits 69); on a reload it is logged and the socket goes on.
+    /// daemon exits 69); on a reload it is logged and the socket goes on. A reload with unchanged
+    /// settings leaves a serving front end alone and tries again where the name is not served (the
+    /// bus was unreachable, the name taken, or the connection lost), so SIGHUP is the way back.
     func apply(_ configuration: DaemonConfiguration, atStart: Bool) async throws(SystemBusError) {
         if let current = running.withLockedValue({ $0 }), current.mode == configuration.dbusMode, current.polkit == configuration.dbusPolkit {
-            return
+            let hub = self.hub
+            let serving = (try? await hub.eventLoop.submit { hub.sensorProxy != nil }.get()) ?? false
+            if current.mode == .off || serving { return }
         }
         await stop()
         let connection = try await start(configuration, atStart: atStart)

@@ -69,6 +69,8 @@ enum SystemBusCommand: Sendable, Equatable {
     case authorize(BusCall, action: String)
     /// Asks the bus driver who the caller is (for claims without polkit).
     case identify(BusCall)
+    /// A call whose sender left the bus before it was answered: nothing to send, the message goes.
+    case forget(BusCall)
 }
 
 /// The well-known name and whether this connection has it.
@@ -236,6 +238,8 @@ final class SystemBusConnection: @unchecked Sendable {
             guard let message = openCalls.removeValue(forKey: call.id) else { return }
             _ = orientd_bus_reply_error(message, name, text)
             sd_bus_message_unref(message)
+        case .forget(let call):
+            if let message = openCalls.removeValue(forKey: call.id) { sd_bus_message_unref(message) }
         case .setValues(let values):
             _ = orientd_sp_set_values(object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
         case .emitChanged(let destination, let changes):

@@ -129,6 +129,18 @@ class Interface(SensorProxyCase):
         self.assertEqual(client.get("AccelerometerOrientation"), "normal")
         self.assertEqual(client.get("AccelerometerTilt"), "vertical")
 
+    def test_the_first_reply_waits_at_most_a_second_for_an_upright_orientation(self):
+        self.pose("face-up")  # lying flat from the start: no upright orientation to report
+        client = self.client()
+        started = time.monotonic()
+        client.call("ClaimAccelerometer")
+        waited = time.monotonic() - started
+        self.assertGreaterEqual(waited, 0.9, "the reply did not wait for an orientation")
+        self.assertLess(waited, 3.0, "the reply waited past its one-second deadline")
+        self.assertEqual(client.get("AccelerometerOrientation"), "undefined")
+        self.pose("left-up")
+        self.daemon.wait_for(lambda d: client.get("AccelerometerOrientation") == "left-up", what="left-up after the deadline")
+
     def test_other_sensors_claims_succeed_and_change_nothing(self):
         client = self.client()
         for member in ("ClaimLight", "ReleaseLight", "ClaimProximity", "ReleaseProximity"):
@@ -285,6 +297,32 @@ class NameAndMode(unittest.TestCase):
         has_owner = watcher.call("NameHasOwner", GLib.Variant("(s)", ("net.hadess.SensorProxy",)), interface="org.freedesktop.DBus",
                                  path="/org/freedesktop/DBus", destination="org.freedesktop.DBus")[0]
         self.assertFalse(has_owner)
+
+    def test_on_without_a_bus_exits_69_and_names_the_bus(self):
+        absent = "unix:path=" + os.path.join(self.bus.directory, "no-bus")
+        result = subprocess.run([ORIENTD, "serve", "--sensor", "stdin", "--socket", os.path.join(self.bus.directory, "on.sock"),
+                                 "--config", "/dev/null", "--dbus", "on"], stdin=subprocess.DEVNULL, capture_output=True,
+                                text=True, timeout=20, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=absent))
+        self.assertEqual(result.returncode, 69, result.stderr)
+        self.assertIn("system bus", result.stderr)
+
+    def test_auto_without_a_bus_serves_the_socket_and_sighup_tries_again(self):
+        # The bus's address is a path that does not exist yet; it appears (a link to the bus's
+        # socket) between the start and the SIGHUP, as a bus that starts after orientd would.
+        later = os.path.join(self.bus.directory, "later_bus_socket")
+        self.write_mode("auto")
+        daemon = Daemon("--config", self.config, "--no-dbus-polkit", env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + later))
+        self.addCleanup(daemon.stop)
+        status = self.state(daemon)["dbus"]
+        self.assertTrue(status.startswith("not served: the system bus is not reachable"), status)
+        self.assertEqual(sum("system bus is not reachable" in line for line in daemon.log), 1, daemon.log)
+        os.symlink(os.path.join(self.bus.directory, "system_bus_socket"), later)
+        watcher = BusClient(self.bus)
+        self.addCleanup(watcher.close)
+        watcher.wait_for_name("net.hadess.SensorProxy", lambda: daemon.process.send_signal(signal.SIGHUP))
+        daemon.wait_for_log("serving net.hadess.SensorProxy")
+        self.assertEqual(self.state(daemon)["dbus"], "serving")
+        self.assertEqual(watcher.get("HasAccelerometer"), True)
 
     def test_a_name_held_without_replacement_is_reported_and_the_socket_serves(self):
         holder = BusClient(self.bus)
