@@ -55,11 +55,12 @@ release: deps
 
 # The fast inner loop: the Swift tests alone (pure tables, corpus replay, the hub's state machine,
 # the CLI), without the umockdev integration suite or fuzzing.
-check: deps
+check:
+	@scripts/ensure-deps --build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-test: check
+test: deps check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/test-hinge-corpus
 	scripts/run-integration-tests

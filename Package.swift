@@ -108,7 +108,7 @@ let package = Package(
         ]),
         .testTarget(
             name: "OrientdCLITests",
-            dependencies: ["orientd", "OrientationCore", "CorpusScoring"]
+            dependencies: ["orientd", "OrientationCore", "OrientationDaemon", "CorpusScoring"]
         ),
         .testTarget(
             name: "CorpusTests",

@@ -189,8 +189,8 @@ public actor OrientationClient {
         }
     }
 
-    /// Subscribes to topics (`device`, `interface`, `sensor`, `lock`); events arrive on ``events``.
-    /// Subscribing to device or interface keeps the sensor sampling.
+    /// Subscribes to topics (`device`, `interface`, `sensor`, `lock`, `hinge`, `mode`); events arrive
+    /// on ``events``. Subscribing to device, interface, hinge or mode keeps the sensors sampling.
     @discardableResult
     public func subscribe(_ topics: [Topic]) async throws -> DaemonState {
         let reply = try await request(.subscribe, [("topics", .array(topics.map { .string($0.rawValue) }))])

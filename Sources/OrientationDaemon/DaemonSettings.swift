@@ -31,8 +31,9 @@ public struct SettingProblem: Error, Sendable, CustomStringConvertible {
 
 /// One setting of the daemon, described once: its table and key in the configuration file, its
 /// command-line option, the form of its value (with bounds), its default and its help. The TOML
-/// reader, the command line, `check-config`'s output and the commented example file all come from
-/// ``DaemonSetting/all``, so a new setting is one entry there.
+/// reader, the parsing and help of `serve`'s options, `check-config`'s output, orientd.toml(5) and
+/// the commented example file all come from ``DaemonSetting/all``. argument-parser declares options
+/// as properties, so `serve` also names each option once (a test holds the two together).
 public struct DaemonSetting: Sendable {
     public let table: String
     public let key: String

@@ -279,8 +279,12 @@ struct HubStateMachineTests {
         #expect(rejected?.code == ProtocolErrorCode(.invalidInterfaceOrientation))
         #expect(rejected?.reason == "preferredNotSupported")
         #expect(Self.error(&hub, .scene(.scenePop, .pop()), from: user)?.code == ProtocolErrorCode(.invalidAction))
+        #expect(Self.error(&hub, .scene(.scenePush, .push(big)), from: user)?.code == .limitExceeded)
         // The other listener is untouched by all of it.
         #expect(!hub.hasSession(other))
+        // A listener the hub no longer knows (a front end's bug) gets internal-error, not a crash.
+        _ = hub.disconnect(other)
+        #expect(Self.error(&hub, .get, from: other)?.code == .internalError)
     }
 
     @Test("a session that rejects a device change hears why; the daemon goes on")
