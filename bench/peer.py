@@ -97,14 +97,19 @@ def replay_trace(csv_path, mount_matrix=None, speed=1.0, server="iio-sensor-prox
     run = PeerRun(mount_matrix, server)
     try:
         run.set_reading(*samples[0][1:])
-        run.claim()
+        # The trace's clock starts with the claim, and the trace plays on while the claim is in
+        # flight: orientd answers the first claim once it has an orientation (as iio-sensor-proxy
+        # 3.6+ does), Debian's 3.0 at once. Both servers are timed from the same moment.
         start = time.monotonic() - samples[0][0] / speed
+        claim = threading.Thread(target=run.claim)
+        claim.start()
         for t, x, y, z in samples:
             due = start + t / speed
             delay = due - time.monotonic()
             if delay > 0:
                 time.sleep(delay)  # pacing the simulated sensor, not synchronisation
             run.set_reading(x, y, z)
+        claim.join()
         time.sleep(1.0)  # one more poll (700 ms) so the last change can be read
         return [((when - start) * speed, name) for when, name in run.changes]
     finally:
