@@ -928,7 +928,7 @@ def report():
               "their debug info) and `perf stat -e instructions` reports `<not supported>` on this VM.", "",
               f"Targets: ≤ 0.5 % of one core at 25 Hz with 10 clients — {mark(costs[25]['core_percent'] <= 0.5)}; RSS ≤ 12 MiB — "
               f"{mark(mem['peak'] <= 12 * 1024)}; flat over the soak (growth during the second hour ≤ 1 MiB) — {mark(mem['soak2'] - mem['soak'] <= 1024)} "
-              f"(+{(mem['soak2'] - mem['soak']) / 1024:.2f} MiB; the first hour's warm-up was +{(mem['soak'] - mem['start']) / 1024:.1f} MiB).", ""]
+              f"({(mem['soak2'] - mem['soak']) / 1024:+.2f} MiB; the first hour's warm-up was {(mem['soak'] - mem['start']) / 1024:+.1f} MiB).", ""]
     lines += ["### 5. Start-up", "",
               f"Process start to the socket accepting a connection: median {accept_median:.0f} ms; to `READY=1` on `NOTIFY_SOCKET`: "
               f"median {ready_median:.0f} ms (10 runs, stdin mock sensor). Target ≤ 150 ms — {mark(ready_median <= 150)}.", "",
