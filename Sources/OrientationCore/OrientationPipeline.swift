@@ -1,5 +1,6 @@
 /// The daemon's detection pipeline from a sensor-frame reading to device-orientation changes: the
-/// mount matrix, then the detector.
+/// gravity scale learned at rest (for sensors whose scale is wrong), the mount matrix, then the
+/// detector.
 ///
 /// Every source goes through this one type (real sensors, trace replay, stdin), so `orientd replay`
 /// and the tests exercise exactly what the daemon runs.
@@ -7,10 +8,13 @@ public struct OrientationPipeline: Sendable {
     /// Sensor axes → display axes (`device = M · raw`); replaced when another sensor is used.
     public var mountMatrix: MountMatrix
     public private(set) var detector: OrientationDetector
+    /// Rescales a sensor whose gravity at rest reads far from 1 g (``GravityScaleLearner``).
+    public private(set) var gravityScale: GravityScaleLearner
 
     public init(mountMatrix: MountMatrix = .identity, configuration: DetectorConfiguration = DetectorConfiguration()) {
         self.mountMatrix = mountMatrix
         self.detector = OrientationDetector(configuration: configuration)
+        self.gravityScale = GravityScaleLearner(gravity: configuration.gravity)
     }
 
     /// The orientation last decided.
@@ -18,7 +22,13 @@ public struct OrientationPipeline: Sendable {
 
     /// Feeds a reading in the sensor's frame (m/s², gravity-pointing); returns the change it caused.
     public mutating func process(time: Double, reading: Vector3) -> OrientationChange? {
-        detector.process(AccelerationSample(time: time, vector: mountMatrix.apply(reading)))
+        let scaled = gravityScale.process(time: time, reading: reading).reading
+        return detector.process(AccelerationSample(time: time, vector: mountMatrix.apply(scaled)))
+    }
+
+    /// Another sensor (or the same one re-read): what was learned of the last one's scale is forgotten.
+    public mutating func forgetGravityScale() {
+        gravityScale.restart(forgetFactor: true)
     }
 
     /// Lets time pass without samples; see ``OrientationDetector/advance(to:)``.

@@ -86,6 +86,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
                 hub.handle(event, detected: detected.change)
+                if let gravity = detected.gravity { hub.gravityScaleLearned(gravity) }
                 if hinged.isNews { hub.hingeChanged(hinged) }
                 if let tilt = detected.tilt { hub.sensorProxy?.tiltChanged(tilt) }
                 firstEventSeen.yield()

@@ -12,20 +12,21 @@ final class DetectionStage: Sendable {
     /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
     /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
     /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
-    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier)>
+    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?)>
 
     /// What one event decided: a device-orientation change, a new screen tilt (for D-Bus's
-    /// `AccelerometerTilt`), both or neither.
+    /// `AccelerometerTilt`), a new gravity scale learned at rest, any or none.
     struct Detection: Equatable {
         var change: OrientationChange?
         var tilt: ScreenTilt?
+        var gravity: GravityScaleLearner.Measurement?
 
         /// Whether the hub needs to hear of it.
-        var isNews: Bool { change != nil || tilt != nil }
+        var isNews: Bool { change != nil || tilt != nil || gravity != nil }
     }
 
     init(configuration: DetectorConfiguration) {
-        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier()))
+        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -35,14 +36,18 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
+                let before = pipeline.orientation.gravityScale.factor
                 let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
-                let tilt = pipeline.tilt.process(pipeline.orientation.mountMatrix.apply(sample.reading))
-                return Detection(change: change, tilt: tilt)
+                let scale = pipeline.orientation.gravityScale
+                let tilt = pipeline.tilt.process(pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading))
+                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil)
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
+                if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
+                pipeline.sensor = description.identifier
             case .unavailable, .ended:
                 pipeline = (OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
-                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier())
+                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier(), nil)
             case .fault, .recovered:
                 break
             }

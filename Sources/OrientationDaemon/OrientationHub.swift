@@ -138,6 +138,16 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
+    /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings
+    /// (``GravityScaleLearner``): said once per new factor, with what was measured.
+    func gravityScaleLearned(_ measurement: GravityScaleLearner.Measurement) {
+        eventLoop.preconditionInEventLoop()
+        func rounded(_ value: Double, _ places: Double) -> Double { (value * places).rounded() / places }
+        sensorLogger.notice("sensor scale corrected: gravity at rest reads \(rounded(measurement.measuredGravity, 100)) m/s² (\(rounded(measurement.measuredGravity / 9.81, 100)) g); readings are multiplied by \(rounded(measurement.factor, 1e5))", metadata: [
+            "sensor.device": "\(state.sensorName ?? "?")",
+        ])
+    }
+
     /// A base-sensor event the hinge stage has already observed (on that sensor's thread).
     func handleBase(_ event: SensorEvent, outcome: HingeStage.Outcome) {
         eventLoop.preconditionInEventLoop()

@@ -45,6 +45,10 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     public var trigger: String?
     /// Why this sensor was chosen (and which were passed over), for the log.
     public var selection: String?
+    /// The length of one reading taken when the sensor was described ((raw + offset) × scale, m/s²),
+    /// for `list-sensors`: far from 9.81 at rest means a wrong or missing scale, which the daemon
+    /// corrects from gravity at rest (``GravityScaleLearner``).
+    public var readingMagnitude: Double?
 
     public init(identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown, locationOrigin: String = "default",
                 sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity, mountMatrixOrigin: MountMatrixOrigin = .identity,
@@ -101,6 +105,8 @@ public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
         case stuck
         /// The device could not be opened or configured.
         case openFailed = "open-failed"
+        /// The accelerometer reads (0, 0, 0) or NaN: no direction, so no orientation (samples dropped).
+        case noGravity = "no-gravity"
     }
 
     public var kind: Kind

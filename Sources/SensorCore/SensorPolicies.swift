@@ -269,6 +269,7 @@ extension SensorFault.Kind {
         case .badScale: 2
         case .stuck: 3
         case .openFailed: 4
+        case .noGravity: 5
         }
     }
 }

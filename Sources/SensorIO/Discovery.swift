@@ -50,10 +50,20 @@ public enum AccelerometerDiscovery {
         }
         let frequencyAttribute = device?.attribute("sampling_frequency") ?? device?.attribute("in_accel_sampling_frequency")
         let available = device?.attribute("sampling_frequency_available") ?? device?.attribute("in_accel_sampling_frequency_available")
-        return makeDescription(
+        let scale = perAxis("scale"), offset = perAxis("offset")
+        var description = makeDescription(
             candidate: candidate, identifier: candidate.deviceID, configuration: configuration, trigger: trigger,
             samplingFrequency: frequencyAttribute.flatMap(Double.init), availableFrequencies: available,
-            scale: perAxis("scale"), offset: perAxis("offset"))
+            scale: scale, offset: offset)
+        // One reading, as the poll loop converts it (a missing scale is 1, a missing offset 0).
+        let raw = axes.compactMap { device?.attribute("in_accel_\($0)_raw").flatMap(Double.init) }
+        if raw.count == 3 {
+            let converted = (0..<3).map { index in
+                (raw[index] + ((offset?[index]) ?? 0)) * ((scale?[index]) ?? 1)
+            }
+            description.readingMagnitude = Vector3(converted[0], converted[1], converted[2]).magnitude
+        }
+        return description
     }
 
     static func makeDescription(candidate: AccelerometerCandidate, identifier: String, configuration: SensorConfiguration, trigger: String?,

@@ -257,6 +257,14 @@ final class IIOAcquisition: @unchecked Sendable {
             break
         }
         guard calibration.valid else { return }
+        // All zeros or NaN: no direction to read an orientation from (a dead or unpowered part).
+        if rawVector == .zero || !rawVector.isFinite {
+            if faults.fault(.noGravity) {
+                emit(.fault(SensorFault(kind: .noGravity, device: device.id, detail: "reads \(rawVector): no gravity to read an orientation from")))
+            }
+            return
+        }
+        if faults.success(.noGravity) { emit(.recovered(.noGravity, device: device.id)) }
         let reading = Vector3(
             (rawVector.x + calibration.offset[0]) * calibration.scale[0],
             (rawVector.y + calibration.offset[1]) * calibration.scale[1],

@@ -17,7 +17,8 @@ struct ListSensorsCommand: AsyncParsableCommand {
             Local accelerometers are found through udev (IIO devices with x, y and z acceleration \
             channels); with --sensor ip:HOST the ones iiod serves on HOST are listed instead. For each: \
             sysfs path, device node, name, label and location, the mount matrix and where it came from, \
-            the acquisition mode, sampling frequency and scale. The last part says which sensor the \
+            the acquisition mode, sampling frequency and scale, and the length of one reading (9.81 m/s² \
+            at rest; far from it, the scale is wrong and the daemon learns gravity at rest instead). The last part says which sensor the \
             --sensor specification (default auto) selects, and why.
 
             Exit status: 0 (also when none is found), 64 bad options, 69 when iiod cannot be reached.
@@ -100,6 +101,15 @@ struct ListSensorsCommand: AsyncParsableCommand {
             }
             if let offset = description.offset {
                 row("offset", offset.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", "))
+            }
+            if let magnitude = description.readingMagnitude {
+                let g = (magnitude / 9.81 * 100).rounded() / 100
+                let text = "\((magnitude * 100).rounded() / 100) m/s² now (\(g) g)"
+                if abs(magnitude / 9.81 - 1) > GravityScaleLearner(gravity: 9.81).tolerance, magnitude > 0 {
+                    row("gravity", text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and rescales")
+                } else {
+                    row("gravity", text)
+                }
             }
         }
         if !found.isEmpty || !selection.skipped.isEmpty { print("") }

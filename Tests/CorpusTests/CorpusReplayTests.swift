@@ -106,3 +106,33 @@ struct ScorerAgreementTests {
         try Self.expectAgreement([:].merging(CorpusFixtures.traces.map { ($0.name, []) }) { a, _ in a })
     }
 }
+
+@Suite("Public corpus with an untrustworthy scale")
+struct CorpusScaleTests {
+    @Test("no public trace is rescaled: every event is the same with the learner in the pipeline")
+    func trustedScaleUntouched() {
+        for trace in CorpusFixtures.traces {
+            var pipeline = OrientationPipeline(mountMatrix: trace.mountMatrix)
+            for sample in trace.samples { _ = pipeline.process(time: sample.time, reading: sample.reading) }
+            #expect(pipeline.gravityScale.factor == 1, "\(trace.name): rescaled by \(pipeline.gravityScale.factor)")
+        }
+    }
+
+    @Test("every trace read 26 times too long, or in g, decides the same events once its first rest has measured gravity",
+          arguments: [26.1, 1 / 9.81])
+    func wrongScale(factor: Double) throws {
+        for trace in CorpusFixtures.traces {
+            var pipeline = OrientationPipeline(mountMatrix: trace.mountMatrix)
+            var changes: [OrientationChange] = []
+            var learnedAt: Double?
+            for sample in trace.samples {
+                if let change = pipeline.process(time: sample.time, reading: factor * sample.reading) { changes.append(change) }
+                if learnedAt == nil, pipeline.gravityScale.factor != 1 { learnedAt = sample.time }
+            }
+            let learned = try #require(learnedAt, "\(trace.name): never learned")
+            let reference = trace.replay().filter { $0.time > learned + 1 }
+            let after = changes.filter { $0.time > learned + 1 }
+            #expect(after.map(\.to) == reference.map(\.to), "\(trace.name) learned at \(learned)")
+        }
+    }
+}

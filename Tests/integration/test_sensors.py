@@ -2,9 +2,11 @@
 sysfs. Run by `make test` inside a private network namespace under umockdev-wrapper."""
 import os
 import subprocess
+import tempfile
 import time
 import unittest
 
+from daemon import Client
 from testbed import G, ORIENTD, TestbedCase, orientd
 
 ROTATED = "0, 1, 0; -1, 0, 0; 0, 0, 1"
@@ -244,6 +246,54 @@ class Faults(TestbedCase):
                 run.wait_for(lambda r: len(r.samples()) >= 1, what="samples after the fix", timeout=5)
                 self.assertTrue(all(close(s[2], -G) for s in run.samples()))
                 self.assertTrue(run.stderr_contains("bad-scale recovered"))
+
+
+class UntrustedScale(TestbedCase):
+    """Sensors whose scale is wrong or missing, as iio-sensor-proxy's test beds have them: gravity is
+    measured at rest and divided out; a sensor with no direction at all stays unknown and says so."""
+
+    def serve(self, *args):
+        directory = tempfile.mkdtemp(prefix="orientd-scale-")
+        self.socket_path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
+                            "--claim-linger", "0", *args)
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(self.socket_path)
+        self.addCleanup(client.close)
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        return daemon, client
+
+    def test_gravity_read_as_26_g_rotates_and_the_factor_is_logged_once(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -256, 0), scale="1.0")
+        listing = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("256.0 m/s² now (26.1 g): at rest that means a wrong or missing scale", listing)
+        daemon, client = self.serve()
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.bed.set_raw(path, 256, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        daemon.wait_for(lambda d: d.stderr_contains("sensor scale corrected"), what="the scale's log line")
+        corrected = [line for line in daemon.stderr_lines if "sensor scale corrected" in line]
+        self.assertEqual(len(corrected), 1, corrected)
+        self.assertIn("gravity at rest reads 256.0 m/s² (26.1 g)", corrected[0])
+        self.assertIn("multiplied by 0.03832", corrected[0])
+
+    def test_raw_counts_without_a_scale_attribute_rotate(self):
+        path = self.bed.add_accelerometer(0, raw=(0, 0, -1024), scale=None)
+        daemon, client = self.serve()
+        client.next_event(lambda e: e["state"]["device"] == "faceUp")
+        self.bed.set_raw(path, 0, -1024, 0)
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+
+    def test_a_sensor_reading_zeros_stays_unknown_and_says_so_once(self):
+        path = self.bed.add_accelerometer(0, raw=(0, 0, 0))
+        daemon, client = self.serve()
+        daemon.wait_for(lambda d: d.stderr_contains("no-gravity"), what="the no-gravity fault")
+        self.assertIn("reads (0.0, 0.0, 0.0): no gravity", "\n".join(daemon.stderr_lines))
+        self.assertEqual(client.request("get")["state"]["device"], "unknown")
+        self.assertEqual(client.request("get")["state"]["sensor"], "failed")
+        self.bed.set_raw(path, 0, -1000, 0)
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.assertEqual(sum("no-gravity" in line and "fault" in line for line in daemon.stderr_lines), 1)
 
 
 class Buffered(TestbedCase):
