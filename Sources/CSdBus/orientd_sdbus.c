@@ -103,26 +103,67 @@ int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot *
     return 0;
 }
 
-int orientd_sp_emit_accelerometer_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination,
-                                          int changed) {
+void orientd_sp_set_other_values(orientd_sp_object *object, int has_light, int vendor_unit, double level, int has_proximity,
+                                 int near, int has_compass, double heading) {
+    object->has_ambient_light = has_light != 0;
+    object->light_level_unit = vendor_unit ? "vendor" : "lux";
+    object->light_level = level;
+    object->has_proximity = has_proximity != 0;
+    object->proximity_near = near != 0;
+    object->has_compass = has_compass != 0;
+    object->compass_heading = heading;
+}
+
+/* Appends {sv} for one boolean, string or double property when its bit is in `changed`. */
+#define APPEND_IF(bit, name, type, value) \
+    if ((changed & (bit)) && (r = sd_bus_message_append(m, "{sv}", name, type, value)) < 0) goto out;
+
+static int emit_main(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
     sd_bus_message *m = NULL;
     int r = sd_bus_message_new_signal(bus, &m, SENSOR_PROXY_PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged");
     if (r < 0) return r;
     if ((r = sd_bus_message_set_destination(m, destination)) < 0) goto out;
     if ((r = sd_bus_message_append(m, "s", SENSOR_PROXY_INTERFACE)) < 0) goto out;
     if ((r = sd_bus_message_open_container(m, 'a', "{sv}")) < 0) goto out;
-    if ((changed & ORIENTD_SP_CHANGED_HAS_ACCELEROMETER) &&
-        (r = sd_bus_message_append(m, "{sv}", "HasAccelerometer", "b", object->has_accelerometer)) < 0) goto out;
-    if ((changed & ORIENTD_SP_CHANGED_ORIENTATION) &&
-        (r = sd_bus_message_append(m, "{sv}", "AccelerometerOrientation", "s", object->accelerometer_orientation)) < 0) goto out;
-    if ((changed & ORIENTD_SP_CHANGED_TILT) &&
-        (r = sd_bus_message_append(m, "{sv}", "AccelerometerTilt", "s", object->accelerometer_tilt)) < 0) goto out;
+    APPEND_IF(ORIENTD_SP_CHANGED_HAS_ACCELEROMETER, "HasAccelerometer", "b", object->has_accelerometer)
+    APPEND_IF(ORIENTD_SP_CHANGED_ORIENTATION, "AccelerometerOrientation", "s", object->accelerometer_orientation)
+    APPEND_IF(ORIENTD_SP_CHANGED_TILT, "AccelerometerTilt", "s", object->accelerometer_tilt)
+    APPEND_IF(ORIENTD_SP_CHANGED_HAS_AMBIENT_LIGHT, "HasAmbientLight", "b", object->has_ambient_light)
+    APPEND_IF(ORIENTD_SP_CHANGED_LIGHT_UNIT, "LightLevelUnit", "s", object->light_level_unit)
+    APPEND_IF(ORIENTD_SP_CHANGED_LIGHT_LEVEL, "LightLevel", "d", object->light_level)
+    APPEND_IF(ORIENTD_SP_CHANGED_HAS_PROXIMITY, "HasProximity", "b", object->has_proximity)
+    APPEND_IF(ORIENTD_SP_CHANGED_PROXIMITY_NEAR, "ProximityNear", "b", object->proximity_near)
     if ((r = sd_bus_message_close_container(m)) < 0) goto out;
     if ((r = sd_bus_message_append(m, "as", 0)) < 0) goto out;
     r = sd_bus_send(bus, m, NULL);
 out:
     sd_bus_message_unref(m);
     return r < 0 ? r : 0;
+}
+
+static int emit_compass(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
+    sd_bus_message *m = NULL;
+    int r = sd_bus_message_new_signal(bus, &m, COMPASS_PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    if (r < 0) return r;
+    if ((r = sd_bus_message_set_destination(m, destination)) < 0) goto out;
+    if ((r = sd_bus_message_append(m, "s", COMPASS_INTERFACE)) < 0) goto out;
+    if ((r = sd_bus_message_open_container(m, 'a', "{sv}")) < 0) goto out;
+    APPEND_IF(ORIENTD_SP_CHANGED_HAS_COMPASS, "HasCompass", "b", object->has_compass)
+    APPEND_IF(ORIENTD_SP_CHANGED_COMPASS_HEADING, "CompassHeading", "d", object->compass_heading)
+    if ((r = sd_bus_message_close_container(m)) < 0) goto out;
+    if ((r = sd_bus_message_append(m, "as", 0)) < 0) goto out;
+    r = sd_bus_send(bus, m, NULL);
+out:
+    sd_bus_message_unref(m);
+    return r < 0 ? r : 0;
+}
+
+int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
+    const int compass = ORIENTD_SP_CHANGED_HAS_COMPASS | ORIENTD_SP_CHANGED_COMPASS_HEADING;
+    int r = 0;
+    if (changed & ~compass) r = emit_main(bus, object, destination, changed & ~compass);
+    if (r >= 0 && (changed & compass)) r = emit_compass(bus, object, destination, changed & compass);
+    return r;
 }
 
 int orientd_bus_reply_empty(sd_bus_message *call) {

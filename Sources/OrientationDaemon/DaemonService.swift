@@ -20,6 +20,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     private let hingeAngleSensor: (any HingeAngleSensor)?
     private let tabletModeSwitch: TabletModeSwitchAccess?
     private let lidSwitch: LidSwitchAccess?
+    private let kindSources: [any KindSensorSource]
     private let logger = Logger(label: "orientd.hub")
     private let serverName: String
     private let notifier: SystemdNotifier
@@ -36,9 +37,11 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
     ///   - hingeAngleSensor: the device's own hinge-angle sensor, when it has one.
     ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
     ///   - lidSwitch: the lid switch, which settles closed versus folded back on a convertible.
+    ///   - kindSources: light, proximity and compass sources, each sampled while claimed.
     public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
                 hingeAngleSensor: (any HingeAngleSensor)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil, lidSwitch: LidSwitchAccess? = nil,
-                serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
+                kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
+        self.kindSources = kindSources
         self.configuration = configuration
         self.source = source
         self.baseSource = baseSource
@@ -66,7 +69,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
-                                 hingeAngleSensor: hingeAngleSensor, serverName: serverName)
+                                 hingeAngleSensor: hingeAngleSensor, kindSources: kindSources, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
         let convertible = baseSource != nil || hingeAngleSensor != nil
@@ -92,6 +95,10 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
                 firstEventSeen.yield()
                 firstEventSeen.finish()
             }
+        }
+        for kindSource in kindSources {
+            let kind = kindSource.kind
+            kindSource.outlet.deliver { event in loop.execute { hub.handle(event, of: kind) } }
         }
         if let baseSource, let hinge {
             baseSource.deliver { event in
@@ -179,6 +186,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
         if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
         stopLidSwitch?()
         hingeAngleSensor?.shutdown()
+        for kindSource in kindSources { kindSource.shutdown() }
         source.shutdown()  // returns after the last event was passed on
         baseSource?.shutdown()
         try? await group.shutdownGracefully()

@@ -23,18 +23,36 @@ public struct ListenerID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "listener \(value)" }
 }
 
+/// A sensor the hub starts and stops: the accelerometers by role, the other kinds by kind.
+enum SampledSensor: Hashable, Sendable, CaseIterable {
+    case display
+    case base
+    case light
+    case proximity
+    case compass
+
+    init(_ kind: SensorKind) {
+        switch kind {
+        case .light: self = .light
+        case .proximity: self = .proximity
+        case .compass: self = .compass
+        }
+    }
+}
+
 /// What the hub decided, for its shell to carry out, in order.
 enum HubAction: Hashable, Sendable {
     /// A sensor starts sampling: the display's with the first claim (and the shell watches for
-    /// its silence); a convertible's base with the first claim that needs the hinge.
-    case startSampling(SensorRole)
+    /// its silence); a convertible's base with the first claim that needs the hinge; a light,
+    /// proximity or compass sensor with the first claim on its topic.
+    case startSampling(SampledSensor)
     /// The last claim ended: call ``HubStateMachine/scheduledStopDue()`` after `seconds` (the
     /// claim linger), unless the stop is cancelled first.
     case scheduleStop(after: Double)
     /// A claim came back during the linger.
     case cancelScheduledStop
     /// The linger passed with no claim that needs it: the sensor stops sampling.
-    case stopSampling(SensorRole)
+    case stopSampling(SampledSensor)
     /// A change of the daemon's state for every listener subscribed to its topic (possibly none).
     case publish(Event, to: [ListenerID])
     /// An event for one listener only (its session's).
@@ -61,10 +79,6 @@ struct HubStateMachine {
         /// Nested subscriptions per topic: each subscribe adds one, each unsubscribe removes one.
         var topicCounts: [Topic: Int] = [:]
 
-        /// Claims held: subscriptions to the claiming topics count, nestably.
-        var claimCount: Int { topicCounts.reduce(0) { $0 + ($1.key.claimsSensor ? $1.value : 0) } }
-        /// The claims that also need a convertible's base sensor (hinge, mode).
-        var baseClaimCount: Int { topicCounts.reduce(0) { $0 + ($1.key.needsBaseSensor ? $1.value : 0) } }
         var subscribedTopics: [Topic] { Topic.subscribable.filter { topicCounts[$0] != nil } }
     }
 
@@ -81,11 +95,14 @@ struct HubStateMachine {
     private var nextListener = 0
     private var systemSession: InterfaceOrientationResolver
     private var sessions: ResolverSessions
-    private(set) var claims = 0
+    /// Subscriptions to each claiming topic, every listener's together (nested ones count).
+    private var topicClaims: [Topic: Int] = [:]
+    /// Claims on the accelerometer.
+    var claims: Int { topicClaims.reduce(0) { $0 + ($1.key.claimedSensor == .accelerometer ? $1.value : 0) } }
     /// Claims on the hinge and the mode, which need the base sensor too.
-    private(set) var baseClaims = 0
+    var baseClaims: Int { topicClaims.reduce(0) { $0 + ($1.key.needsBaseSensor ? $1.value : 0) } }
     /// The sensors sampling now.
-    private(set) var sampling: Set<SensorRole> = []
+    private(set) var sampling: Set<SampledSensor> = []
     var isSampling: Bool { sampling.contains(.display) }
     /// Whether a base sensor is read (a convertible, or one configured): without it the base is
     /// never asked to sample.
@@ -144,8 +161,7 @@ struct HubStateMachine {
         guard let listener = listeners.removeValue(forKey: id) else { return [] }
         for topic in listener.topicCounts.keys { subscribers[topic]?.removeAll { $0 == id } }
         sessions.remove(id)
-        claims -= listener.claimCount
-        baseClaims -= listener.baseClaimCount
+        for (topic, count) in listener.topicCounts where topic.claimsSensor { topicClaims[topic, default: 0] -= count }
         updateSampling(at: 0)
         output.append(.statusChanged)
         return takeOutput()
@@ -172,11 +188,14 @@ struct HubStateMachine {
             return .snapshot(seq: seq, state: state)
 
         case .subscribe(let topics), .unsubscribe(let topics):
-            let before = (listeners[id]!.claimCount, listeners[id]!.baseClaimCount)
-            if case .subscribe = request { subscribe(id, to: topics) } else { unsubscribe(id, from: topics) }
-            let after = (listeners[id]!.claimCount, listeners[id]!.baseClaimCount)
-            claims += after.0 - before.0
-            baseClaims += after.1 - before.1
+            if case .subscribe = request {
+                if let privileged = topics.first(where: \.isPrivileged), !listeners[id]!.isPrivileged {
+                    throw ProtocolError(.permissionDenied, "only root and the control group may subscribe to \(privileged.rawValue)")
+                }
+                subscribe(id, to: topics)
+            } else {
+                unsubscribe(id, from: topics)
+            }
             updateSampling(at: time)
             return .subscriptions(topics: listeners[id]!.subscribedTopics, seq: seq, state: state)
 
@@ -215,12 +234,14 @@ struct HubStateMachine {
         for topic in topics {
             if listeners[id]!.topicCounts[topic] == nil { subscribers[topic, default: []].append(id) }
             listeners[id]!.topicCounts[topic, default: 0] += 1
+            if topic.claimsSensor { topicClaims[topic, default: 0] += 1 }
         }
     }
 
     private mutating func unsubscribe(_ id: ListenerID, from topics: [Topic]) {
         for topic in topics {
             guard let count = listeners[id]!.topicCounts[topic] else { continue }
+            if topic.claimsSensor { topicClaims[topic, default: 0] -= 1 }
             if count > 1 {
                 listeners[id]!.topicCounts[topic] = count - 1
             } else {
@@ -234,17 +255,22 @@ struct HubStateMachine {
 
     /// The sensors the claims need: the display for any claim; the base for a claim on the hinge
     /// or the mode, or for any claim when the mode decides the rotation (laptop keeps normal).
-    private var wantedSensors: Set<SensorRole> {
-        guard claims > 0 else { return [] }
-        let needsBase = hasBaseSensor && (baseClaims > 0 || configuration.laptopKeepsNormal)
-        return needsBase ? [.display, .base] : [.display]
+    /// A light, proximity or compass sensor for a claim on its topic.
+    private var wantedSensors: Set<SampledSensor> {
+        var wanted: Set<SampledSensor> = []
+        if claims > 0 {
+            wanted.insert(.display)
+            if hasBaseSensor && (baseClaims > 0 || configuration.laptopKeepsNormal) { wanted.insert(.base) }
+        }
+        for kind in SensorKind.allCases where topicClaims[Topic(kind), default: 0] > 0 { wanted.insert(SampledSensor(kind)) }
+        return wanted
     }
 
     /// Starts what the claims need at once; what they no longer need stops after the linger.
     /// `time` only matters when a start changes the sensor's status (a release changes nothing).
     private mutating func updateSampling(at time: Double) {
         let wanted = wantedSensors
-        for role in SensorRole.allCases where wanted.contains(role) && !sampling.contains(role) {
+        for role in SampledSensor.allCases where wanted.contains(role) && !sampling.contains(role) {
             sampling.insert(role)
             output.append(.startSampling(role))
             if role == .display { updateSensorStatus(at: time) }
@@ -264,7 +290,7 @@ struct HubStateMachine {
         guard stopScheduled else { return [] }
         stopScheduled = false
         let wanted = wantedSensors
-        for role in SensorRole.allCases.reversed() where sampling.contains(role) && !wanted.contains(role) {
+        for role in SampledSensor.allCases.reversed() where sampling.contains(role) && !wanted.contains(role) {
             sampling.remove(role)
             output.append(.stopSampling(role))
             if role == .display { updateSensorStatus(at: time) }
@@ -330,6 +356,39 @@ struct HubStateMachine {
         state.mode = mode
         publish(.mode(from: from, to: mode), at: time)
         followDevice(at: time)
+        return takeOutput()
+    }
+
+    // MARK: - Sensors of other kinds
+
+    /// A light, proximity or compass sensor was found (or replaced by another); `unit` for light.
+    mutating func kindSensorAvailable(_ kind: SensorKind, name: String, unit: LightUnit? = nil, at time: Double) -> [HubAction] {
+        let before = state.kinds[kind]
+        guard before?.sensor != name || before?.unit != unit else { return [] }
+        state.kinds[kind] = KindSensorState(sensor: name, unit: unit)
+        publish(.reading(kind, from: before?.reading, to: nil), at: time)
+        return takeOutput()
+    }
+
+    /// The sensor of `kind` is gone: clients see it absent (its topic hears the last value go).
+    mutating func kindSensorLost(_ kind: SensorKind, at time: Double) -> [HubAction] {
+        guard let before = state.kinds.removeValue(forKey: kind) else { return [] }
+        publish(.reading(kind, from: before.reading, to: nil), at: time)
+        return takeOutput()
+    }
+
+    /// A reading of a light, proximity or compass sensor: published when it differs meaningfully
+    /// from the last one (``SensorReading/isMeaningfulChange(from:)``), and only while claimed, so
+    /// that values change only for those who asked (as iio-sensor-proxy's do).
+    mutating func kindReading(_ reading: SensorReading, at time: Double) -> [HubAction] {
+        let kind = reading.kind
+        guard sampling.contains(SampledSensor(kind)), var current = state.kinds[kind],
+              reading.isMeaningfulChange(from: current.reading) else { return [] }
+        let from = current.reading
+        current.reading = reading
+        if case .light(_, let unit) = reading { current.unit = unit }
+        state.kinds[kind] = current
+        publish(.reading(kind, from: from, to: reading), at: time)
         return takeOutput()
     }
 

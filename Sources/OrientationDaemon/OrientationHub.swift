@@ -25,6 +25,9 @@ public final class OrientationHub: @unchecked Sendable {
     private let baseSource: (any AccelerometerSource)?
     /// A hinge-angle sensor, when the device has one: sampled with the base.
     private let hingeAngleSensor: (any HingeAngleSensor)?
+    /// Light, proximity and compass: each sampled while its topic is claimed.
+    private let kindSources: [SensorKind: any KindSensorSource]
+    private var kindFaultLogs: [SensorKind: FaultLogLimiter] = [:]
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
     /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
@@ -46,8 +49,10 @@ public final class OrientationHub: @unchecked Sendable {
     private var sensorMatrix: MountMatrix?
 
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
-                baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil, serverName: String) {
+                baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil,
+                kindSources: [any KindSensorSource] = [], serverName: String) {
         self.eventLoop = eventLoop
+        self.kindSources = Dictionary(kindSources.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
         self.source = source
         self.baseSource = baseSource
         self.hingeAngleSensor = hingeAngleSensor
@@ -136,6 +141,36 @@ public final class OrientationHub: @unchecked Sendable {
             sensorLogger.info("sensor input ended")
             perform(machine.sensorLost(at: now))
         }
+    }
+
+    /// An event of a light, proximity or compass source (on the loop).
+    func handle(_ event: KindSensorEvent, of kind: SensorKind) {
+        eventLoop.preconditionInEventLoop()
+        let now = MonotonicClock.now()
+        switch event {
+        case .available(let description):
+            sensorLogger.info("\(kind) available", metadata: [
+                "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                "sensor.mode": "\(description.acquisition.rawValue)", "sensor.reading": "\(description.reading)",
+            ])
+            for problem in description.problems { sensorLogger.warning("\(problem)", metadata: ["sensor.device": "\(description.identifier)"]) }
+            perform(machine.kindSensorAvailable(kind, name: description.identifier, unit: description.unit, at: now))
+        case .unavailable(let reason):
+            sensorLogger.notice("no \(kind)", metadata: ["reason": "\(reason)"])
+            perform(machine.kindSensorLost(kind, at: now))
+        case .reading(let reading, _):
+            perform(machine.kindReading(reading, at: now))
+        case .fault(let fault):
+            if kindFaultLogs[kind, default: FaultLogLimiter()].logFault(fault.kind, at: now) {
+                sensorLogger.warning("\(kind) fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+            }
+        case .recovered(let faultKind, let device):
+            if kindFaultLogs[kind, default: FaultLogLimiter()].logRecovery(faultKind) {
+                sensorLogger.info("\(kind) recovered", metadata: ["sensor.device": "\(device)", "fault": "\(faultKind.rawValue)"])
+            }
+        }
+        // The bus's Has* properties follow presence, which no claim-free topic carries.
+        sensorProxy?.refresh()
     }
 
     /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings
@@ -298,6 +333,16 @@ public final class OrientationHub: @unchecked Sendable {
                     hingeChanged(hinge.forget(.base))
                     if hingeAngleSensor != nil { hingeChanged(hinge.forgetMeasured()) }
                 }
+            case .startSampling(let sampled) where kindSensor(sampled) != nil:
+                let kind = kindSensor(sampled)!
+                kindSources[kind]?.startSampling()
+                logger.info("\(kind) claimed: sampling starts")
+            case .stopSampling(let sampled) where kindSensor(sampled) != nil:
+                let kind = kindSensor(sampled)!
+                kindSources[kind]?.stopSampling()
+                logger.info("no claims on the \(kind) left: sampling stops")
+            case .startSampling, .stopSampling:
+                break  // the accelerometers', above
             case .publish(let event, let listeners):
                 deliver(event, to: listeners)
             case .send(let event, let listener):
@@ -307,6 +352,15 @@ public final class OrientationHub: @unchecked Sendable {
             case .systemSessionRejected(let action, let error):
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    private func kindSensor(_ sampled: SampledSensor) -> SensorKind? {
+        switch sampled {
+        case .light: .light
+        case .proximity: .proximity
+        case .compass: .compass
+        case .display, .base: nil
         }
     }
 

@@ -4,10 +4,11 @@ import OrientationCore
 import OrientationProtocol
 
 /// net.hadess.SensorProxy as a front end of the hub, for the desktops that speak iio-sensor-proxy's
-/// interface (mutter, KWin through Qt Sensors, Phosh, monitor-sensor): each unique bus name that
-/// claims the accelerometer is a listener of the hub subscribed to the device orientation, so the
-/// sensor samples while anyone on either front end listens; one more listener, subscribed to the
-/// sensor's status only, keeps `HasAccelerometer` true without claiming anything.
+/// interface (mutter, KWin through Qt Sensors, Phosh, monitor-sensor, gsd-power, geoclue): each
+/// unique bus name that claims a sensor is a listener of the hub subscribed to that sensor's topics
+/// (the accelerometer's device orientation and mode, `light`, `proximity`, `heading`), so each sensor
+/// samples while anyone on either front end claims it; one more listener, subscribed to the sensor's
+/// status only, keeps `HasAccelerometer` true without claiming anything.
 ///
 /// It decides; ``SystemBusConnection`` (on its own thread) does the bus's I/O: method calls and
 /// polkit's answers come in as ``SystemBusEvent``s, replies and signals go out as
@@ -27,7 +28,13 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private var tilt: AccelerometerTilt?
     /// Subscribed to `sensor` only: HasAccelerometer without a claim.
     private var observer: ListenerID?
-    private var claimants: [String: ListenerID] = [:]
+    /// A claimant: its listener and what it claims (claims are not nested per name, as in iio-sensor-proxy).
+    private struct Claimant {
+        var listener: ListenerID
+        var claimed: Set<ClaimedSensor>
+    }
+
+    private var claimants: [String: Claimant] = [:]
     /// Calls waiting for polkit or the bus driver, by call id.
     private var authorizing: [Int: BusCall] = [:]
     /// First claims answered once an orientation is known (or at the deadline).
@@ -63,7 +70,7 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         }
         waitingForOrientation = []
         authorizing = [:]
-        for listener in claimants.values { hub.disconnect(listener) }
+        for claimant in claimants.values { hub.disconnect(claimant.listener) }
         claimants = [:]
         if let observer { hub.disconnect(observer) }
         observer = nil
@@ -92,8 +99,8 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
             for call in waitingForOrientation where call.sender == name { submit(.forget(call)) }
             authorizing = authorizing.filter { $0.value.sender != name }
             waitingForOrientation.removeAll { $0.sender == name }
-            if let listener = claimants.removeValue(forKey: name) {
-                hub.disconnect(listener)
+            if let claimant = claimants.removeValue(forKey: name) {
+                hub.disconnect(claimant.listener)
                 logger.debug("claimant left the bus", metadata: ["dbus.name": "\(name)"])
             }
         case .nameLost, .disconnected:
@@ -131,38 +138,54 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         submit(.fail(call, name: "org.freedesktop.DBus.Error.AccessDenied", message: reason))
     }
 
-    /// An allowed call. Light, proximity and compass claims succeed and change nothing: orientd
-    /// serves no such sensor, and clients such as monitor-sensor quit when a claim fails.
-    private func perform(_ call: BusCall) {
-        guard call.method.isAccelerometer else {
-            submit(.reply(call))
-            return
-        }
-        if call.method.isClaim {
-            claim(call)
-        } else {
-            if let listener = claimants.removeValue(forKey: call.sender) { hub.disconnect(listener) }
-            submit(.reply(call))
+    /// The hub's topics a claim of `claimed` subscribes to: for the accelerometer the mode too (on a
+    /// convertible in laptop mode the orientation reported is the natural one).
+    private static func topics(of claimed: ClaimedSensor) -> [Topic] {
+        switch claimed {
+        case .accelerometer: [.device, .mode]
+        case .kind(let kind): [Topic(kind)]
         }
     }
 
-    private func claim(_ call: BusCall) {
+    /// An allowed call: a claim subscribes the name's listener to the sensor's topics, a release
+    /// unsubscribes it; a name that claims nothing any more leaves the hub. Claiming a sensor the
+    /// device does not have succeeds and changes nothing (clients such as monitor-sensor quit when a
+    /// claim fails; the incumbent answers the same way).
+    private func perform(_ call: BusCall) {
+        let claimed = call.method.claimed
+        guard call.method.isClaim else {
+            if var claimant = claimants[call.sender], claimant.claimed.remove(claimed) != nil {
+                if claimant.claimed.isEmpty {
+                    claimants[call.sender] = nil
+                    hub.disconnect(claimant.listener)
+                } else {
+                    claimants[call.sender] = claimant
+                    _ = hub.handle(.unsubscribe(Self.topics(of: claimed)), from: claimant.listener)
+                }
+            }
+            submit(.reply(call))
+            return
+        }
         if claimants[call.sender] == nil {
             let listener: ListenerID
             do throws(ProtocolError) {
-                listener = try hub.connect(isPrivileged: false, frontEnd: .sensorProxy)
+                // Privileged: the bus policy and polkit have decided who may call (the compass is
+                // geoclue's alone), so the hub's own rule for the heading topic is already applied.
+                listener = try hub.connect(isPrivileged: true, frontEnd: .sensorProxy)
             } catch {
                 submit(.fail(call, name: "org.freedesktop.DBus.Error.LimitsExceeded", message: error.message))
                 return
             }
-            claimants[call.sender] = listener
-            // The mode too: on a convertible in laptop mode the orientation reported is the natural one.
-            _ = hub.handle(.subscribe([.device, .mode]), from: listener)
-            logger.debug("accelerometer claimed", metadata: ["dbus.name": "\(call.sender)"])
+            claimants[call.sender] = Claimant(listener: listener, claimed: [])
+        }
+        if claimants[call.sender]!.claimed.insert(claimed).inserted {
+            _ = hub.handle(.subscribe(Self.topics(of: claimed)), from: claimants[call.sender]!.listener)
+            logger.debug("sensor claimed", metadata: ["dbus.name": "\(call.sender)", "sensor": "\(claimed)"])
+            update(to: hub.state)
         }
         // Since 3.6 the reply waits for a first reading, so a client that reads the property right
         // after the claim returns (mutter does) sees a value.
-        if values.hasAccelerometer, values.orientation == .undefined {
+        if claimed == .accelerometer, values.hasAccelerometer, values.orientation == .undefined {
             waitingForOrientation.append(call)
             if firstReplyTimer == nil {
                 firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in self?.answerWaiting() }
@@ -187,6 +210,12 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         update(to: event.state)
     }
 
+    /// Presence of a light, proximity or compass sensor changed (no claim-free topic carries it).
+    func refresh() {
+        hub.eventLoop.preconditionInEventLoop()
+        update(to: hub.state)
+    }
+
     /// The detection stage classified a new screen tilt.
     func tiltChanged(_ tilt: ScreenTilt) {
         hub.eventLoop.preconditionInEventLoop()
@@ -200,8 +229,12 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         guard !changes.isEmpty else { return }
         values = next
         submit(.setValues(next))
-        // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal.
-        for name in claimants.keys.sorted() { submit(.emitChanged(to: name, changes)) }
+        // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal, and only of
+        // the sensors it claims.
+        for (name, claimant) in claimants.sorted(by: { $0.key < $1.key }) {
+            let heard = changes.intersection(claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
+            if !heard.isEmpty { submit(.emitChanged(to: name, heard)) }
+        }
         if values.orientation != .undefined || !values.hasAccelerometer { answerWaiting() }
     }
 }

@@ -1,5 +1,7 @@
 import CSdBus
 import NIOConcurrencyHelpers
+import OrientationCore
+import OrientationProtocol
 import SensorCore
 
 #if canImport(Glibc)
@@ -29,7 +31,15 @@ enum SensorProxyMethod: Int, Sendable, CaseIterable {
     case claimProximity, releaseProximity, claimCompass, releaseCompass
 
     var isClaim: Bool { rawValue % 2 == 0 }
-    var isAccelerometer: Bool { self == .claimAccelerometer || self == .releaseAccelerometer }
+    /// The sensor the method claims or releases.
+    var claimed: ClaimedSensor {
+        switch self {
+        case .claimAccelerometer, .releaseAccelerometer: .accelerometer
+        case .claimLight, .releaseLight: .kind(.light)
+        case .claimProximity, .releaseProximity: .kind(.proximity)
+        case .claimCompass, .releaseCompass: .kind(.compass)
+        }
+    }
 }
 
 /// What the bus thread reports to the front end.
@@ -242,8 +252,10 @@ final class SystemBusConnection: @unchecked Sendable {
             if let message = openCalls.removeValue(forKey: call.id) { sd_bus_message_unref(message) }
         case .setValues(let values):
             _ = orientd_sp_set_values(object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
+            orientd_sp_set_other_values(object, values.hasAmbientLight ? 1 : 0, values.lightUnit == .vendor ? 1 : 0, values.lightLevel,
+                                        values.hasProximity ? 1 : 0, values.proximityNear ? 1 : 0, values.hasCompass ? 1 : 0, values.compassHeading)
         case .emitChanged(let destination, let changes):
-            _ = orientd_sp_emit_accelerometer_changed(bus, object, destination, Int32(changes.rawValue))
+            _ = orientd_sp_emit_changed(bus, object, destination, Int32(changes.rawValue))
         case .authorize(let call, let action):
             let request = Unmanaged.passRetained(PendingAuthorization(connection: self, call: call)).toOpaque()
             let result = orientd_bus_check_authorization_async(bus, nil, call.sender, action, { reply, context, _ in

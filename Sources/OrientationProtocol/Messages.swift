@@ -29,6 +29,8 @@ public struct DaemonState: Sendable, Hashable {
     public var hinge: Double?
     /// A convertible's mode; nil when unknown or on a device with one accelerometer.
     public var mode: DeviceMode?
+    /// The sensors of other kinds that are present (ambient light, proximity, compass).
+    public var kinds: [SensorKind: KindSensorState] = [:]
 
     public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
                 locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil, mode: DeviceMode? = nil) {
@@ -52,7 +54,7 @@ public struct DaemonState: Sendable, Hashable {
             ("dbus", dbus.map { .string($0) } ?? .null),
             ("hinge", hinge.map { .number($0) } ?? .null),
             ("mode", mode.map { .string($0.rawValue) } ?? .null),
-        ])
+        ] + SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) })
     }
 
     /// Reads the `state` object of a message.
@@ -65,6 +67,9 @@ public struct DaemonState: Sendable, Hashable {
         dbus = try reader.optional("dbus")?.string()
         hinge = try reader.optional("hinge")?.number()
         mode = try reader.optional("mode")?.enumeration(DeviceMode.self)
+        for kind in SensorKind.allCases {
+            if let member = try reader.optional(kind.stateKey) { kinds[kind] = try kind.state(json: member) }
+        }
     }
 }
 
@@ -164,6 +169,9 @@ public enum EventPayload: Sendable, Hashable {
     /// The hinge angle moved by a degree or more, or became known or unknown (nil).
     case hinge(from: Double?, to: Double?)
     case mode(from: DeviceMode?, to: DeviceMode)
+    /// A sensor of another kind read a meaningfully different value (``SensorReading/isMeaningfulChange(from:)``),
+    /// or appeared or went away (nil).
+    case reading(SensorKind, from: SensorReading?, to: SensorReading?)
     /// The connection's session changed its interface orientation; `sessionSeq` counts its events.
     case session(sessionSeq: Int, InterfaceOrientationChange)
     /// A device or lock change that the connection's session rejected (the session is unchanged).
@@ -177,6 +185,7 @@ public enum EventPayload: Sendable, Hashable {
         case .lock: .lock
         case .hinge: .hinge
         case .mode: .mode
+        case .reading(let kind, _, _): Topic(kind)
         case .session, .sessionRejected: .session
         }
     }
@@ -190,6 +199,7 @@ public enum EventPayload: Sendable, Hashable {
         case .lock(let locked): [("locked", .bool(locked))]
         case .hinge(let from, let to): [("from", from.map { .number($0) } ?? .null), ("to", to.map { .number($0) } ?? .null)]
         case .mode(let from, let to): [("from", from.map { .string($0.rawValue) } ?? .null), ("to", .string(to.rawValue))]
+        case .reading(_, let from, let to): [("from", SensorKind.json(from)), ("to", SensorKind.json(to))]
         case .session(let sessionSeq, let change): [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields
         case .sessionRejected(let error): [("error", error.json)]
         }

@@ -21,18 +21,55 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     case hinge
     /// A convertible's mode: laptop or tablet.
     case mode
+    /// The ambient light level (lux or the vendor's unit).
+    case light
+    /// The proximity sensor: near or far.
+    case proximity
+    /// The compass heading (degrees from magnetic north); root and the control group only, as
+    /// iio-sensor-proxy's bus policy gives the compass to geoclue alone (a location).
+    case heading
     /// The connection's own resolver session: its events go to its owner without a subscription,
     /// so this topic cannot be subscribed to.
     case session
 
     /// The topics a client can subscribe to, in the order replies list them.
-    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock, .hinge, .mode]
+    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock, .hinge, .mode, .light, .proximity, .heading]
 
-    /// Subscribing to these claims the sensor: it samples while any claim is held.
-    public var claimsSensor: Bool { self == .device || self == .interface || self == .hinge || self == .mode }
+    /// The topic of each sensor kind besides the accelerometer.
+    public init(_ kind: SensorKind) {
+        switch kind {
+        case .light: self = .light
+        case .proximity: self = .proximity
+        case .compass: self = .heading
+        }
+    }
+
+    /// The sensor subscribing to this topic claims: it samples while any claim is held.
+    public var claimedSensor: ClaimedSensor? {
+        switch self {
+        case .device, .interface, .hinge, .mode: .accelerometer
+        case .light: .kind(.light)
+        case .proximity: .kind(.proximity)
+        case .heading: .kind(.compass)
+        case .sensor, .lock, .session: nil
+        }
+    }
+
+    /// Subscribing to these claims a sensor.
+    public var claimsSensor: Bool { claimedSensor != nil }
 
     /// On a convertible these also need its base sensor (the hinge angle comes from both).
     public var needsBaseSensor: Bool { self == .hinge || self == .mode }
+
+    /// Only root and the control group may subscribe (the heading says where a person is going).
+    public var isPrivileged: Bool { self == .heading }
+}
+
+/// What a claim holds: the accelerometer (with a convertible's base where needed) or a sensor of
+/// another kind.
+public enum ClaimedSensor: Sendable, Hashable {
+    case accelerometer
+    case kind(SensorKind)
 }
 
 /// The kinds of message the server sends (the `type` field).

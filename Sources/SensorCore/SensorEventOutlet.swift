@@ -1,5 +1,8 @@
 import NIOConcurrencyHelpers
 
+/// An accelerometer source's outlet.
+public typealias SensorEventOutlet = EventOutlet<SensorEvent>
+
 /// Where a source's events go: to one consumer, either an `AsyncStream` (``events``, for the
 /// commands and tests) or a receiver called on the source's own thread (``deliver(to:)``, for the
 /// daemon, whose detector then runs where the samples arrive and wakes the event loop only when
@@ -9,14 +12,14 @@ import NIOConcurrencyHelpers
 /// receiver is called with a lock held, so events from different threads of a source (its queue
 /// and its sampling thread) arrive one at a time and in the order they were emitted; it must not
 /// call back into the source.
-public final class SensorEventOutlet: Sendable {
-    public typealias Receiver = @Sendable (SensorEvent) -> Void
+public final class EventOutlet<Event: Sendable>: Sendable {
+    public typealias Receiver = @Sendable (Event) -> Void
 
     private enum Consumer {
-        case undecided(backlog: [SensorEvent], finished: Bool)
-        case stream(AsyncStream<SensorEvent>.Continuation, AsyncStream<SensorEvent>)
+        case undecided(backlog: [Event], finished: Bool)
+        case stream(AsyncStream<Event>.Continuation, AsyncStream<Event>)
         case receiver(Receiver)
-        case finished(AsyncStream<SensorEvent>?)
+        case finished(AsyncStream<Event>?)
     }
 
     /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
@@ -25,7 +28,7 @@ public final class SensorEventOutlet: Sendable {
     public init() {}
 
     /// Hands `event` to the consumer (or keeps it until one is chosen). Ignored after ``finish()``.
-    public func emit(_ event: SensorEvent) {
+    public func emit(_ event: Event) {
         consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(var backlog, let finished):
@@ -62,11 +65,11 @@ public final class SensorEventOutlet: Sendable {
 
     /// The events as a stream, starting with any kept ones. The first call chooses the stream;
     /// later calls return the same stream. Fails when a receiver was chosen.
-    public var events: AsyncStream<SensorEvent> {
+    public var events: AsyncStream<Event> {
         consumer.withLockedValue { consumer in
             switch consumer {
             case .undecided(let backlog, let finished):
-                let (stream, continuation) = AsyncStream<SensorEvent>.makeStream(bufferingPolicy: .unbounded)
+                let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
                 for event in backlog { continuation.yield(event) }
                 if finished {
                     continuation.finish()

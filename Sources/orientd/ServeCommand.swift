@@ -122,6 +122,18 @@ struct ServeCommand: AsyncParsableCommand {
         // A device that measures its own hinge (read where a base sensor would be).
         let hingeAngleSensor: (any HingeAngleSensor)? = settings.baseSensor == .none || !sensorConfiguration.specification.isLocalIIO
             ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
+        // Light and proximity are served where the accelerometer is a local one (the mock sensors
+        // stand for a device without them); a kind whose udev watch fails is logged and left out.
+        var kindSources: [any KindSensorSource] = []
+        if sensorConfiguration.specification.isLocalIIO {
+            for kind in [SensorKind.light, .proximity] {
+                do {
+                    kindSources.append(try UdevKindSource(kind: kind))
+                } catch {
+                    logger.error("cannot watch for the \(kind): \(error)")
+                }
+            }
+        }
         let service = OrientationDaemonService(
             configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
             tabletModeSwitch: TabletModeSwitchAccess(
@@ -135,7 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
                     return .failure(error)
                 }
             },
-            serverName: "orientd \(orientdVersion)",
+            kindSources: kindSources, serverName: "orientd \(orientdVersion)",
             notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
 
         // Until the reload service traps SIGHUP, one must not end the daemon (its default action).

@@ -77,6 +77,24 @@ class Testbed:
             self.bed.add_device("iio", f"trigger{number}", None, ["name", f"{trigger}\n"], [])
         return path
 
+    def add_light(self, number, name="als", attributes=None, properties=None):
+        """Adds iio:deviceN, an ambient light sensor with the given attributes (in_illuminance_input…)."""
+        attrs = ["name", f"{name}\n"]
+        for key, value in (attributes or {}).items():
+            attrs += [key, value if value.endswith("\n") else value + "\n"]
+        props = ["DEVNAME", f"/dev/iio:device{number}"]
+        for key, value in (properties or {}).items():
+            props += [key, value]
+        return self.bed.add_device("iio", f"iio:device{number}", None, attrs, props)
+
+    def add_proximity(self, number, raw=0, near_level=None, name="prox", udev_near_level=None, channel="in_proximity_raw"):
+        """Adds iio:deviceN, a proximity sensor; the near level as sysfs attribute and/or udev property."""
+        attributes = {channel: str(raw)}
+        if near_level is not None:
+            attributes["in_proximity_nearlevel"] = str(near_level)
+        return self.add_light(number, name=name, attributes=attributes,
+                              properties={"PROXIMITY_NEAR_LEVEL": str(udev_near_level)} if udev_near_level is not None else None)
+
     def attribute(self, path, name):
         """An attribute's text, without the trailing newline, or the NUL libiio writes after values."""
         with open(os.path.join(self.root, path.lstrip("/"), name)) as handle:

@@ -31,7 +31,7 @@ typedef struct {
     int has_accelerometer;
     const char *accelerometer_orientation; /* one of the static strings set by orientd_sp_set_values */
     const char *accelerometer_tilt;
-    int has_ambient_light;                 /* always 0: orientd serves no light sensor */
+    int has_ambient_light;
     const char *light_level_unit;
     double light_level;
     int has_proximity;
@@ -48,19 +48,31 @@ void orientd_sp_object_init(orientd_sp_object *object, orientd_sp_method_handler
 /* Sets the accelerometer's values. Unknown strings are refused with -EINVAL (nothing changes). */
 int orientd_sp_set_values(orientd_sp_object *object, int has_accelerometer, const char *orientation, const char *tilt);
 
+/* Sets the other kinds' values: light (unit 0 lux, 1 vendor), proximity, compass. */
+void orientd_sp_set_other_values(orientd_sp_object *object, int has_light, int vendor_unit, double level, int has_proximity,
+                                 int near, int has_compass, double heading);
+
 /* Adds /net/hadess/SensorProxy and /net/hadess/SensorProxy/Compass with their interfaces. */
 int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot **main_slot, sd_bus_slot **compass_slot);
 
-/* Which of the accelerometer's properties a PropertiesChanged names. */
+/* Which properties a PropertiesChanged names (the bits of SensorProxyValues.Changes). */
 enum {
     ORIENTD_SP_CHANGED_HAS_ACCELEROMETER = 1,
     ORIENTD_SP_CHANGED_ORIENTATION = 2,
     ORIENTD_SP_CHANGED_TILT = 4,
+    ORIENTD_SP_CHANGED_HAS_AMBIENT_LIGHT = 8,
+    ORIENTD_SP_CHANGED_LIGHT_LEVEL = 16,
+    ORIENTD_SP_CHANGED_LIGHT_UNIT = 32,
+    ORIENTD_SP_CHANGED_HAS_PROXIMITY = 64,
+    ORIENTD_SP_CHANGED_PROXIMITY_NEAR = 128,
+    ORIENTD_SP_CHANGED_HAS_COMPASS = 256,
+    ORIENTD_SP_CHANGED_COMPASS_HEADING = 512,
 };
 
-/* org.freedesktop.DBus.Properties.PropertiesChanged of the `changed` accelerometer properties, sent
- * to `destination` only (a unicast signal; systemd 252 has no sd_bus_emit_signal_to). */
-int orientd_sp_emit_accelerometer_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed);
+/* org.freedesktop.DBus.Properties.PropertiesChanged of the `changed` properties, sent to
+ * `destination` only (a unicast signal; systemd 252 has no sd_bus_emit_signal_to): one signal for
+ * the main object's, one for the compass object's. */
+int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed);
 
 /* An empty method return, and an error return. */
 int orientd_bus_reply_empty(sd_bus_message *call);

@@ -1,0 +1,322 @@
+import CUInput
+import Dispatch
+import OrientationCore
+import SensorCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A light or proximity sensor found through udev, as a ``KindSensorSource``: one per kind.
+///
+/// All state lives on one serial queue, which also reads the sensor (an attribute every interval,
+/// or an evdev switch's events), so a kind costs no thread of its own. Udev monitors on the kind's
+/// subsystems report hotplug: a removed sensor is reported unavailable, an added one is described
+/// and, while claimed, read at once. Nothing is read while nobody claims the kind.
+public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
+    public let kind: SensorKind
+    public let outlet = EventOutlet<KindSensorEvent>()
+    private let queue: DispatchQueue
+    private let udev: Udev
+
+    // Confined to `queue`.
+    private var monitors: [(UdevMonitor, any DispatchSourceRead)] = []
+    private var current: KindCandidate?
+    private var reader: KindReader?
+    private var sampling = false
+    private var shutDown = false
+    private var announcedUnavailable: String?
+
+    /// Starts watching for a sensor of `kind`; fails only when udev itself cannot be used.
+    public init(kind: SensorKind) throws(UdevError) {
+        self.kind = kind
+        udev = try Udev()
+        queue = DispatchQueue(label: "orientd.\(kind.rawValue)")
+        for subsystem in KindDiscovery.subsystems(for: kind) {
+            let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
+            let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
+            source.setEventHandler { [weak self, monitor] in self?.handleUdevEvents(monitor) }
+            monitors.append((monitor, source))
+            source.resume()
+        }
+        queue.sync { locate() }
+    }
+
+    deinit { shutdown() }
+
+    public func startSampling() {
+        queue.async { [self] in
+            guard !shutDown, !sampling else { return }
+            sampling = true
+            startReading()
+        }
+    }
+
+    public func stopSampling() {
+        queue.async { [self] in
+            sampling = false
+            reader?.stop()
+            reader = nil
+        }
+    }
+
+    public func shutdown() {
+        let first = queue.sync { () -> Bool in
+            guard !shutDown else { return false }
+            shutDown = true
+            sampling = false
+            reader?.stop()
+            reader = nil
+            for (_, source) in monitors { source.cancel() }
+            monitors = []
+            return true
+        }
+        if first { outlet.finish() }
+    }
+
+    // MARK: - Finding the sensor (on `queue`)
+
+    private func locate() {
+        guard !shutDown else { return }
+        let candidates = KindDiscovery.candidates(for: kind, udev: udev)
+        guard let chosen = candidates.first(where: { $0.plan != nil }) else {
+            if current != nil {
+                reader?.stop()
+                reader = nil
+                current = nil
+            }
+            // A sensor that cannot be served says why, once (with the absence), however often udev speaks.
+            let problems = candidates.flatMap(\.description.problems)
+            reportUnavailable(candidates.isEmpty ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))")
+            return
+        }
+        if let current, current.description == chosen.description { return }
+        reader?.stop()
+        reader = nil
+        current = chosen
+        announcedUnavailable = nil
+        outlet.emit(.available(chosen.description))
+        if sampling { startReading() }
+    }
+
+    private func reportUnavailable(_ reason: String) {
+        guard announcedUnavailable == nil else { return }
+        announcedUnavailable = reason
+        outlet.emit(.unavailable(reason: reason))
+    }
+
+    private func handleUdevEvents(_ monitor: UdevMonitor) {
+        guard !shutDown else { return }
+        var changed = false
+        while let device = monitor.receive() {
+            if device.action == "remove", let current, current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/") {
+                reader?.stop()
+                reader = nil
+                self.current = nil
+                reportUnavailable("\(current.description.identifier) (\(current.description.name)) was removed")
+            }
+            changed = true
+        }
+        if changed { locate() }
+    }
+
+    // MARK: - Reading (on `queue`)
+
+    private func startReading() {
+        guard sampling, reader == nil, let current, let plan = current.plan else { return }
+        let device = current.description.identifier
+        let emit: @Sendable (KindSensorEvent) -> Void = { [outlet] in outlet.emit($0) }
+        switch plan {
+        case .attribute(let path, let conversion, let interval):
+            reader = AttributePoller(path: path, conversion: conversion, interval: interval, device: device, queue: queue, emit: emit)
+        case .evdevSwitch(let node, let code):
+            reader = EvdevSwitchReader(node: node, code: code, device: device, queue: queue, emit: emit, lost: { [weak self] reason in
+                self?.readerLost(reason)
+            })
+        }
+    }
+
+    /// An evdev device vanished under the reader: unavailable until udev finds one again.
+    private func readerLost(_ reason: String) {
+        guard let current else { return }
+        reader?.stop()
+        reader = nil
+        self.current = nil
+        reportUnavailable("\(current.description.identifier) (\(current.description.name)) lost: \(reason)")
+    }
+}
+
+/// Reads a sensor while it is claimed.
+protocol KindReader: AnyObject {
+    func stop()
+}
+
+/// An attribute read every `interval` seconds on the source's queue (the first read at once), its
+/// text converted to a reading; faults reported once per episode.
+final class AttributePoller: KindReader {
+    private let path: String
+    private var conversion: AttributeConversion
+    private let device: String
+    private let emit: @Sendable (KindSensorEvent) -> Void
+    private var timer: (any DispatchSourceTimer)?
+    private var faults = FaultTracker()
+    private var proximity: ProximityHysteresis?
+
+    init(path: String, conversion: AttributeConversion, interval: Double, device: String, queue: DispatchQueue,
+         emit: @escaping @Sendable (KindSensorEvent) -> Void) {
+        self.path = path
+        self.conversion = conversion
+        self.device = device
+        self.emit = emit
+        if case .proximity(let level) = conversion { proximity = ProximityHysteresis(nearLevel: level) }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval * 1e9)), leeway: .milliseconds(Int(interval * 100)))
+        timer.setEventHandler { [weak self] in self?.poll() }
+        self.timer = timer
+        timer.resume()
+    }
+
+    func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private var attribute: String { String(path.split(separator: "/").last ?? "") }
+
+    private func poll() {
+        let text: String
+        switch SysfsText.read(path) {
+        case .success(let read): text = read
+        case .failure(let error):
+            if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "\(attribute): \(error)"))) }
+            return
+        }
+        if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
+        switch Self.convert(text, conversion, proximity: &proximity) {
+        case .success(let reading):
+            if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
+            emit(.reading(reading, time: MonotonicClock.now()))
+        case .failure(let problem):
+            if faults.fault(.badValue) { emit(.fault(SensorFault(kind: .badValue, device: device, detail: "\(attribute) \(problem)"))) }
+        }
+    }
+
+    /// Attribute text to a reading, or what is wrong with it. Pure apart from the hysteresis' state.
+    static func convert(_ text: String, _ conversion: AttributeConversion, proximity: inout ProximityHysteresis?) -> Result<SensorReading, ValueProblem> {
+        let trimmed = String(text.trimmingWhitespace())
+        switch conversion {
+        case .light(let scale, let offset):
+            guard let value = Double(trimmed), value.isFinite else { return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number")) }
+            let level = (value + offset) * scale
+            guard level >= 0 else { return .failure(ValueProblem("\"\(trimmed)\" gives \(level) lux: a light level is never negative")) }
+            return .success(.light(level: level, unit: .lux))
+        case .applesmcLight:
+            // "(l,r)": two integers in parentheses.
+            let inner = trimmed.hasPrefix("(") && trimmed.hasSuffix(")") ? trimmed.dropFirst().dropLast() : Substring("")
+            let parts = inner.split(separator: ",").map { Int($0.trimmingWhitespace()) }
+            guard parts.count == 2, let left = parts[0], let right = parts[1], left >= 0, right >= 0 else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not \"(left,right)\""))
+            }
+            return .success(.light(level: Double(max(left, right)) / 255 * 100, unit: .vendor))
+        case .proximity:
+            guard let value = Double(trimmed), value.isFinite else { return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number")) }
+            guard var hysteresis = proximity else { return .failure(ValueProblem("has no near level")) }
+            let near = hysteresis.classify(value)
+            proximity = hysteresis
+            return .success(.proximity(near: near))
+        }
+    }
+
+    struct ValueProblem: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// An evdev switch read as events: its state at start (EVIOCGSW) and again after each event of
+/// it, as iio-sensor-proxy does (the state, not the event's value, is the truth after a dropped
+/// event). A device that vanishes ends the reader through `lost`.
+final class EvdevSwitchReader: KindReader {
+    private let descriptor: Int32
+    private let code: UInt16
+    private let emit: @Sendable (KindSensorEvent) -> Void
+    private var source: (any DispatchSourceRead)?
+    private var pending: [UInt8] = []
+    private var faults = FaultTracker()
+    private let device: String
+
+    init(node: String, code: UInt16, device: String, queue: DispatchQueue, emit: @escaping @Sendable (KindSensorEvent) -> Void,
+         lost: @escaping @Sendable (String) -> Void) {
+        self.code = code
+        self.emit = emit
+        self.device = device
+        descriptor = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = "\(node): \(Errno.name(errno))"
+            queue.async { lost(reason) }
+            return
+        }
+        reportState()
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        source.setEventHandler { [weak self] in
+            guard let self else { return }
+            if let reason = readEvents() { lost(reason) }
+        }
+        source.setCancelHandler { [descriptor] in close(descriptor) }
+        self.source = source
+        source.resume()
+    }
+
+    func stop() {
+        source?.cancel()
+        source = nil
+    }
+
+    private func reportState() {
+        var bits = [UInt8](repeating: 0, count: 8)
+        let result = orientd_evdev_switch_state(descriptor, &bits, bits.count)
+        guard result == 0 else {
+            if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "EVIOCGSW: \(Errno.name(result))"))) }
+            return
+        }
+        if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
+        emit(.reading(.proximity(near: bits[Int(code) / 8] & (1 << (code % 8)) != 0), time: MonotonicClock.now()))
+    }
+
+    /// Reads what is waiting; returns why the device is lost, if it is.
+    private func readEvents() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 64 * orientd_input_event_size())
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else {
+            if count < 0, errno == EAGAIN || errno == EINTR { return nil }
+            return count == 0 ? "end of file" : Errno.name(errno)
+        }
+        pending += buffer[0..<count]
+        let whole = pending.count - pending.count % orientd_input_event_size()
+        let events = UInputTabletModeSwitch.decode(Array(pending[0..<whole]))
+        pending.removeFirst(whole)
+        if events.contains(where: { $0.type == InputEvent.switchEvent && $0.code == code }) { reportState() }
+        return nil
+    }
+}
+
+/// Reading a small sysfs (or any) text file whole.
+enum SysfsText {
+    static func read(_ path: String) -> Result<String, SysfsReadError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(SysfsReadError(code: errno)) }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var count: Int
+        repeat {
+            count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else { return .failure(SysfsReadError(code: errno)) }
+        return .success(String(decoding: buffer[0..<count].prefix { $0 != 0 }, as: UTF8.self))
+    }
+}
+
+struct SysfsReadError: Error, CustomStringConvertible {
+    let code: Int32
+    var description: String { "\(Errno.name(code)) (\(String(cString: strerror(code))))" }
+}

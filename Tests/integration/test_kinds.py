@@ -1,0 +1,159 @@
+"""Ambient light and proximity under umockdev, as iio-sensor-proxy serves them: found through udev,
+read only while claimed, on the socket (topics light and proximity) and on D-Bus (HasAmbientLight,
+LightLevel, LightLevelUnit, HasProximity, ProximityNear and their claims); bad values, a missing
+near level and a removed sensor each said once while the other sensors keep serving."""
+import os
+import tempfile
+
+from daemon import Client
+from sensorproxy import BusClient, PrivateSystemBus
+from testbed import TestbedCase
+
+
+class Kinds(TestbedCase):
+    def setUp(self):
+        super().setUp()
+        self.directory = tempfile.mkdtemp(prefix="orientd-kinds-")
+        self.socket_path = os.path.join(self.directory, "orientd.sock")
+
+    def serve(self, *args, env=None):
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
+                            "--claim-linger", "0", "--log-level", "debug", *args, env=env)
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        return daemon
+
+    def client(self, *topics):
+        client = Client(self.socket_path)
+        self.addCleanup(client.close)
+        if topics:
+            reply = client.request("subscribe", topics=list(topics))
+            self.assertTrue(reply["ok"], reply)
+        return client
+
+    def test_polled_light_on_the_socket_only_while_claimed(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_raw": "100", "in_illuminance_scale": "0.5",
+                                                  "in_illuminance_integration_time": "0.1"})
+        self.bed.add_accelerometer(0)
+        daemon = self.serve()
+        watcher = self.client()
+        state = watcher.request("get")["state"]
+        self.assertEqual(state["light"], {"sensor": "iio:device1", "level": None, "unit": "lux"})
+        self.assertTrue(daemon.stderr_contains("ambient light sensor available"))
+        self.assertFalse(daemon.stderr_contains("ambient light sensor claimed"), "nothing read before a claim")
+        client = self.client("light")
+        event = client.next_event(lambda e: e["topic"] == "light")
+        self.assertEqual((event["from"], event["to"]), (None, 50.0))
+        self.assertEqual(event["state"]["light"]["level"], 50.0)
+        # 2 % is noise, 20 % is news (the documented rule: 5 % and at least 0.1).
+        self.bed.set_attribute(light, "in_illuminance_raw", "102")
+        self.bed.set_attribute(light, "in_illuminance_raw", "120")
+        event = client.next_event(lambda e: e["topic"] == "light")
+        self.assertEqual((event["from"], event["to"]), (50.0, 60.0))
+        client.close()
+        daemon.wait_for(lambda d: d.stderr_contains("no claims on the ambient light sensor left: sampling stops"), what="the release")
+        self.assertEqual(watcher.request("get")["state"]["light"]["level"], 60.0, "the last level stays")
+
+    def test_bad_light_values_are_said_once_and_dropped(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "12.5", "in_illuminance_integration_time": "0.05"})
+        daemon = self.serve()
+        client = self.client("light")
+        client.next_event(lambda e: e["to"] == 12.5)
+        for bad in ("garbage", "nan", "-4"):
+            self.bed.set_attribute(light, "in_illuminance_input", bad)
+        daemon.wait_for(lambda d: d.stderr_contains("ambient light sensor fault"), what="the fault")
+        self.bed.set_attribute(light, "in_illuminance_input", "400")
+        client.next_event(lambda e: e["to"] == 400.0)
+        faults = [line for line in daemon.stderr_lines if "ambient light sensor fault" in line]
+        self.assertEqual(len(faults), 1, faults)
+        self.assertIn("in_illuminance_input", faults[0])
+        daemon.wait_for(lambda d: d.stderr_contains("ambient light sensor recovered"), what="the recovery")
+
+    def test_applesmc_light_in_vendor_units(self):
+        path = self.bed.bed.add_device("platform", "applesmc.768", None, ["light", "(10,255)\n", "name", "applesmc\n"], [])
+        daemon = self.serve()
+        client = self.client("light")
+        event = client.next_event(lambda e: e["topic"] == "light")
+        self.assertEqual((event["to"], event["state"]["light"]["unit"]), (100.0, "vendor"))
+        self.bed.set_attribute(path, "light", "(51,0)")
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 20.0)
+
+    def test_proximity_with_a_margin_below_the_near_level(self):
+        prox = self.bed.add_proximity(1, raw=10, near_level=100)
+        daemon = self.serve()
+        client = self.client("proximity")
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "proximity")["to"], "far")
+        self.bed.set_attribute(prox, "in_proximity_raw", "101")
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "proximity")["to"], "near")
+        # Hovering just under the level stays near; well under it is far.
+        self.bed.set_attribute(prox, "in_proximity_raw", "95")
+        self.bed.set_attribute(prox, "in_proximity_raw", "80")
+        event = client.next_event(lambda e: e["topic"] == "proximity")
+        self.assertEqual(event["to"], "far")
+        self.assertEqual(event["state"]["proximity"], {"sensor": "iio:device1", "near": False})
+
+    def test_a_missing_or_zero_near_level_is_said_once_and_light_keeps_serving(self):
+        for number, level in ((1, None), (2, 0)):
+            self.bed.add_proximity(number, raw=5, near_level=level)
+        self.bed.add_light(3, attributes={"in_illuminance_input": "7"})
+        daemon = self.serve()
+        daemon.wait_for(lambda d: d.stderr_contains("no proximity sensor"), what="the near-level problem")
+        state = self.client().request("get")["state"]
+        self.assertIsNone(state["proximity"])
+        self.assertEqual(self.client("light").next_event(lambda e: e["topic"] == "light")["to"], 7.0)
+        self.assertEqual(sum("iio:device1 (prox): no near level" in line for line in daemon.stderr_lines), 1)
+        self.assertTrue(any("iio:device2" in line and "is not a number above 0" in line for line in daemon.stderr_lines), daemon.stderr_lines)
+
+    def test_a_sensor_removed_while_claimed_is_said_and_comes_back(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "3"})
+        daemon = self.serve()
+        client = self.client("light")
+        client.next_event(lambda e: e["to"] == 3.0)
+        self.bed.remove(light)
+        event = client.next_event(lambda e: e["topic"] == "light")
+        self.assertEqual((event["from"], event["to"], event["state"]["light"]), (3.0, None, None))
+        daemon.wait_for(lambda d: d.stderr_contains("was removed"), what="the removal")
+        self.bed.add_light(1, attributes={"in_illuminance_input": "9"})
+        self.bed.bed.uevent("/sys/devices/iio:device1", "add")
+        client.next_event(lambda e: e["to"] == 9.0)
+
+    def test_evdev_proximity_switch(self):
+        self.bed.bed.add_from_string(
+            "P: /devices/platform/prox/input/input9/event9\nN: input/event9\n"
+            "E: DEVNAME=/dev/input/event9\nE: SUBSYSTEM=input\n\n"
+            "P: /devices/platform/prox/input/input9\nE: SUBSYSTEM=input\nE: NAME=\"Proximity\"\n"
+            "A: name=Proximity\\n\nA: capabilities/sw=800\\n\n")
+        record = os.path.join(self.directory, "prox.ioctl")
+        with open(record, "w") as handle:
+            handle.write("@DEV /dev/input/event9\nEVIOCGSW(0) 8 0008000000000000\n")
+        self.bed.bed.load_ioctl("/dev/input/event9", record)
+        daemon = self.serve()
+        client = self.client("proximity")
+        event = client.next_event(lambda e: e["topic"] == "proximity")
+        # EVIOCGSW's answer (umockdev's ioctl record is fixed, so later events re-read the same state).
+        self.assertEqual((event["to"], event["state"]["proximity"]["sensor"]), ("near", "input:/dev/input/event9"))
+
+    def test_both_front_ends_and_claims_per_kind(self):
+        bus = PrivateSystemBus()
+        self.addCleanup(bus.stop)
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "300", "in_illuminance_integration_time": "0.05"})
+        prox = self.bed.add_proximity(2, raw=0, udev_near_level=50)
+        self.bed.add_accelerometer(0)
+        daemon = self.serve("--dbus", "on", "--no-dbus-polkit", env=bus.env(self.bed.env()))
+        light_client, prox_client = BusClient(bus), BusClient(bus)
+        self.addCleanup(light_client.close)
+        self.addCleanup(prox_client.close)
+        self.assertEqual((light_client.get("HasAmbientLight"), light_client.get("HasProximity")), (True, True))
+        self.assertEqual(light_client.get("LightLevelUnit"), "lux")
+        light_client.call("ClaimLight")
+        light_client.wait_for(lambda p: p.get("LightLevel") == 300.0, what="LightLevel 300")
+        prox_client.call("ClaimProximity")
+        self.bed.set_attribute(prox, "in_proximity_raw", "90")
+        prox_client.wait_for(lambda p: p.get("ProximityNear") is True, what="ProximityNear")
+        self.bed.set_attribute(light, "in_illuminance_input", "500")
+        light_client.wait_for(lambda p: any(c.get("LightLevel") == 500.0 for c in p.changes), what="LightLevel 500 signalled")
+        prox_client.sync()
+        self.assertFalse(any("LightLevel" in c for c in prox_client.changes), "light changes go to light claimants only")
+        self.assertFalse(any("ProximityNear" in c for c in light_client.changes), "proximity changes to proximity claimants only")
+        light_client.call("ReleaseLight")
+        daemon.wait_for(lambda d: d.stderr_contains("no claims on the ambient light sensor left"), what="the release")
+        self.assertEqual(light_client.get("LightLevel"), 500.0, "the value stays after the release")
