@@ -19,6 +19,10 @@
 ///   `steadySpread` degrees and `steadyMagnitudeSpread`: a device on a car's dashboard or in a
 ///   walking hand, whose readings scatter by 20 % but whose vibration averages out (the mean vector's
 ///   length is unbiased where the mean of lengths is not). A turn moves the mean between windows.
+///   Each window must also be *coherent*: its mean vector at least `steadyCoherence` of its mean
+///   length. Readings that swing between directions (a device shaken, or turned back and forth
+///   faster than a window) average to a short vector whose length says nothing about the scale;
+///   a correctly scaled sensor waved about must never be rescaled.
 ///
 /// When the measured length is more than `tolerance` (a fraction) away from `gravity`, the factor
 /// changes. A correctly scaled sensor reads 9.78–9.83 m/s² at rest anywhere on Earth, and a car or
@@ -46,6 +50,9 @@ public struct GravityScaleLearner: Sendable {
     public var steadySpan = 1.0
     public var steadySpread = 5.0
     public var steadyMagnitudeSpread = 0.05
+    /// Vibration across gravity of 0.3 g keeps a window 96 % coherent; portrait and landscape
+    /// alternating make it 71 %.
+    public var steadyCoherence = 0.95
 
     /// The factor in force: 1 until a measurement proved the scale wrong.
     public private(set) var factor = 1.0
@@ -56,6 +63,8 @@ public struct GravityScaleLearner: Sendable {
     private let cosSteadySpread: Double
     private var windowStart = 0.0
     private var windowSum = Vector3.zero
+    /// The sum of the readings' lengths, for the window's coherence.
+    private var windowLengthSum = 0.0
     private var windowCount = 0
     private var first = Vector3.zero
     private var firstMagnitude = 0.0
@@ -94,6 +103,7 @@ public struct GravityScaleLearner: Sendable {
         if windowCount == 0 || time < windowStart {
             windowStart = time
             windowSum = reading
+            windowLengthSum = magnitude
             windowCount = 1
             first = reading
             firstMagnitude = magnitude
@@ -101,6 +111,7 @@ public struct GravityScaleLearner: Sendable {
             return nil
         }
         windowSum = windowSum + reading
+        windowLengthSum += magnitude
         windowCount += 1
         if isStill, abs(magnitude - firstMagnitude) > stillMagnitudeSpread * firstMagnitude
             || reading.dot(first) < cosStillSpread * magnitude * firstMagnitude {
@@ -115,10 +126,11 @@ public struct GravityScaleLearner: Sendable {
             return measured(mean.magnitude)
         }
         guard duration >= steadySpan else { return nil }
+        let coherent = mean.magnitude >= steadyCoherence * windowLengthSum / Double(windowCount)
         windowCount = 0
         let previous = previousMean
-        previousMean = mean
-        guard let previous else { return nil }
+        previousMean = coherent ? mean : nil
+        guard coherent, let previous else { return nil }
         let meanMagnitude = mean.magnitude, previousMagnitude = previous.magnitude
         guard abs(meanMagnitude - previousMagnitude) <= steadyMagnitudeSpread * previousMagnitude,
               mean.dot(previous) >= cosSteadySpread * meanMagnitude * previousMagnitude else { return nil }

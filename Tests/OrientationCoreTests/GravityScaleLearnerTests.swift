@@ -35,6 +35,25 @@ struct GravityScaleLearnerTests {
         #expect(abs(learner.process(time: 4, reading: Vector3(0, 0, magnitude)).reading.z - 9.81) < 1e-9)
     }
 
+    @Test("a correctly scaled sensor turned back and forth faster than a window is never rescaled")
+    func alternationIsNotSteady() {
+        // Portrait and landscape alternating every 4 samples: each window's mean is 71 % of gravity
+        // and the windows agree, yet nothing here says the scale is wrong.
+        var learner = GravityScaleLearner()
+        for step in 0..<500 {
+            let reading = (step / 4) % 2 == 0 ? Vector3(0, -9.81, 0) : Vector3(9.81, 0, 0)
+            #expect(learner.process(time: Double(step) * 0.04, reading: reading).learned == nil)
+        }
+        #expect(learner.factor == 1)
+        // Without the coherence check the same readings would be taken for gravity 29 % short.
+        var incoherent = GravityScaleLearner()
+        incoherent.steadyCoherence = 0
+        for step in 0..<500 {
+            _ = incoherent.process(time: Double(step) * 0.04, reading: (step / 4) % 2 == 0 ? Vector3(0, -9.81, 0) : Vector3(9.81, 0, 0))
+        }
+        #expect(incoherent.factor > 1.3)
+    }
+
     @Test("movement never measures: a turn, a shake, a short free fall")
     func movementIsNotRest() {
         var learner = GravityScaleLearner()
