@@ -49,7 +49,8 @@ class Protocol(DaemonCase):
         hello = client.hello
         self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
         self.assertTrue(hello["server"].startswith("orientd "))
-        self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode"})
+        self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode",
+                                                 "light", "proximity", "heading"})
         self.assertEqual(hello["state"]["device"], "unknown")
         self.assertEqual(hello["state"]["sensor"], "idle")
         self.assertEqual(client.request("get")["state"], hello["state"])
