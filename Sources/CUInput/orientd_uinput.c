@@ -46,3 +46,12 @@ void orientd_input_event_decode(const unsigned char *buffer, unsigned short *typ
 int orientd_evdev_switch_state(int fd, unsigned char *bits, size_t length) {
     return ioctl(fd, EVIOCGSW(length), bits) < 0 ? errno : 0;
 }
+
+int orientd_evdev_absolute_axis(int fd, unsigned int axis, int *value, int *resolution) {
+    struct input_absinfo info;
+    memset(&info, 0, sizeof info);
+    if (ioctl(fd, EVIOCGABS(axis), &info) < 0) return errno;
+    *value = info.value;
+    *resolution = info.resolution;
+    return 0;
+}

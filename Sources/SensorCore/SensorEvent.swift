@@ -107,6 +107,8 @@ public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
         case openFailed = "open-failed"
         /// The accelerometer reads (0, 0, 0) or NaN: no direction, so no orientation (samples dropped).
         case noGravity = "no-gravity"
+        /// One axis holds its value while the others move (``StuckDetector``): readings are dropped.
+        case axisStuck = "axis-stuck"
     }
 
     public var kind: Kind

@@ -3,8 +3,18 @@ import OrientationCore
 /// An IIO device that has x, y and z acceleration channels, as discovery found it; the input of
 /// ``AccelerometerSelection``.
 public struct AccelerometerCandidate: Sendable, Hashable {
-    /// `iio:deviceN`.
+    /// How the kernel offers an accelerometer.
+    public enum Interface: String, Sendable, Hashable {
+        /// An IIO device (`iio:deviceN`): the ABI of every modern accelerometer driver.
+        case iio
+        /// An evdev input device with `ID_INPUT_ACCELEROMETER` (hp_accel/lis3lv02d laptops, older
+        /// tablets): absolute X, Y and Z axes. Used only when no IIO accelerometer serves.
+        case input
+    }
+
+    /// `iio:deviceN`, or `input:/dev/input/eventN`.
     public var deviceID: String
+    public var interface: Interface
     public var name: String
     public var label: String?
     /// udev `ACCEL_LOCATION`.
@@ -33,8 +43,9 @@ public struct AccelerometerCandidate: Sendable, Hashable {
 
     public init(deviceID: String, name: String, label: String? = nil, udevLocation: String? = nil, sysfsLocation: String? = nil,
                 udevMountMatrix: String? = nil, sysfsMountMatrices: [SysfsMountMatrix] = [], sysfsPath: String? = nil,
-                deviceNode: String? = nil, hasRawChannels: Bool = true, hasBufferChannels: Bool = false) {
+                deviceNode: String? = nil, hasRawChannels: Bool = true, hasBufferChannels: Bool = false, interface: Interface = .iio) {
         self.deviceID = deviceID
+        self.interface = interface
         self.name = name
         self.label = label
         self.udevLocation = udevLocation
@@ -107,7 +118,8 @@ public enum AccelerometerSelection {
     }
 
     /// Chooses deterministically: matching the specification; for `auto`, never a sensor in the
-    /// base; display before lid before unknown; then the lowest device number.
+    /// base; IIO before evdev (an input accelerometer is the older interface of the same parts);
+    /// display before lid before unknown; then the lowest device number.
     public static func choose(from candidates: [AccelerometerCandidate], for specification: SensorSpecification, role: SensorRole = .display) -> Result {
         if role == .base { return chooseBase(from: candidates, for: specification) }
         var skipped: [String] = []
@@ -119,7 +131,8 @@ public enum AccelerometerSelection {
         for candidate in candidates {
             let matches = switch specification {
             case .iioDevice(let number): candidate.number == number
-            case .iioName(let name): candidate.name == name || candidate.label == name
+            case .iioName(let name): candidate.interface == .iio && (candidate.name == name || candidate.label == name)
+            case .inputDevice(let path): candidate.interface == .input && candidate.deviceNode == path
             default: true
             }
             guard matches else {
@@ -132,7 +145,7 @@ public enum AccelerometerSelection {
             }
             eligible.append(candidate)
         }
-        func rank(_ candidate: AccelerometerCandidate) -> (Int, Int, String) {
+        func rank(_ candidate: AccelerometerCandidate) -> (Int, Int, Int, String) {
             let (place, origin) = candidate.location
             let placeRank = switch place {
             case .display: origin == "default" ? 1 : 0
@@ -140,18 +153,18 @@ public enum AccelerometerSelection {
             case .unknown: 3
             case .base: 4
             }
-            return (placeRank, candidate.number ?? Int.max, candidate.deviceID)
+            return (candidate.interface == .iio ? 0 : 1, placeRank, candidate.number ?? Int.max, candidate.deviceID)
         }
         let ordered = eligible.sorted { rank($0) < rank($1) }
         guard let chosen = ordered.first else {
-            let reason = candidates.isEmpty ? "no IIO accelerometer found" : "no accelerometer matches \(specification)"
+            let reason = candidates.isEmpty ? "no accelerometer found (IIO or evdev)" : "no accelerometer matches \(specification)"
             return Result(chosen: nil, reason: reason, skipped: skipped)
         }
         for other in ordered.dropFirst() {
             skipped.append("\(describe(other)): \(describe(chosen)) ranks first")
         }
         var reason = "chose \(describe(chosen))"
-        if ordered.count > 1 { reason += " among \(ordered.count) (display before lid, then the lowest number)" }
+        if ordered.count > 1 { reason += " among \(ordered.count) (IIO before evdev, display before lid, then the lowest number)" }
         if chosen.location.0 == .base { reason += "; it sits in the keyboard base, used because it was asked for" }
         return Result(chosen: chosen, reason: reason, skipped: skipped)
     }
@@ -162,13 +175,14 @@ public enum AccelerometerSelection {
         let matching = candidates.filter { candidate in
             switch specification {
             case .iioDevice(let number): candidate.number == number
-            case .iioName(let name): candidate.name == name || candidate.label == name
+            case .iioName(let name): candidate.interface == .iio && (candidate.name == name || candidate.label == name)
+            case .inputDevice(let path): candidate.interface == .input && candidate.deviceNode == path
             default: candidate.location.0 == .base
             }
         }.sorted { ($0.number ?? Int.max, $0.deviceID) < ($1.number ?? Int.max, $1.deviceID) }
         guard let chosen = matching.first else {
             let reason = switch specification {
-            case .iioDevice, .iioName: "no accelerometer matches \(specification)"
+            case .iioDevice, .iioName, .inputDevice: "no accelerometer matches \(specification)"
             default: "no accelerometer in a keyboard base (not a convertible, or nothing names one base: ACCEL_LOCATION, label or location)"
             }
             return Result(chosen: nil, reason: reason, skipped: [])
@@ -270,40 +284,93 @@ extension SensorFault.Kind {
         case .stuck: 3
         case .openFailed: 4
         case .noGravity: 5
+        case .axisStuck: 6
         }
     }
 }
 
-/// Notices bit-identical readings that go on for `threshold` seconds. Some sensors (HID sensor
-/// hubs) only update on change, so a stuck report is a warning and samples keep flowing.
+/// Notices bit-identical readings that go on for `threshold` seconds, of the whole reading or of
+/// one axis while the others move.
+///
+/// The whole reading: some sensors (HID sensor hubs) only update on change, so it is a warning and
+/// samples keep flowing. One axis: a real axis is never bit-identical for ten seconds while the
+/// device turns (its noise alone changes the last bit), so an axis that holds its value while the
+/// other two swing by half the reading's length or more is a broken part whose readings point the
+/// wrong way; they are dropped until the axis moves again.
 public struct StuckDetector: Sendable {
     public var threshold: Double
+    /// How far the other axes must swing, as a fraction of the reading's length (≈ 1 g).
+    public static let axisSwing = 0.5
     private var last: Vector3?
     private var since = 0.0
     private var stuck = false
+    // Per axis: its value, since when it holds it, and the other axes' range since then.
+    private var axisValue = SIMD3<Double>(repeating: .nan)
+    private var axisSince = SIMD3<Double>(repeating: 0)
+    private var low = [SIMD3<Double>](repeating: .zero, count: 3)
+    private var high = [SIMD3<Double>](repeating: .zero, count: 3)
+    private var stuckAxes = SIMD3<Double>(repeating: 0)  // 1 where stuck
 
     public init(threshold: Double = 10) {
         self.threshold = threshold
     }
 
-    public enum Change: Sendable, Equatable { case becameStuck, recovered }
+    public enum Change: Sendable, Equatable {
+        case becameStuck(String)
+        case recovered
+        /// An axis held its value while the others moved: the reading is wrong, not still.
+        case axisStuck(String)
+        case axisRecovered
+    }
 
-    /// Feeds one raw reading; returns a change of the stuck state.
-    public mutating func observe(_ raw: Vector3, at time: Double) -> Change? {
-        guard let last, last == raw else {
-            self.last = raw
+    public var isAxisStuck: Bool { stuckAxes.max() > 0 }
+
+    /// Feeds one raw reading; returns the changes of the stuck states (none most of the time).
+    public mutating func observe(_ raw: Vector3, at time: Double) -> [Change] {
+        var changes: [Change] = []
+        if let last, last == raw {
+            if !stuck, time - since >= threshold {
+                stuck = true
+                changes.append(.becameStuck("identical readings \(raw) for \(Int(threshold)) s"))
+            }
+        } else {
+            last = raw
             since = time
             if stuck {
                 stuck = false
-                return .recovered
+                changes.append(.recovered)
             }
-            return nil
         }
-        if !stuck, time - since >= threshold {
-            stuck = true
-            return .becameStuck
+        let wasAxisStuck = isAxisStuck
+        let value = SIMD3(raw.x, raw.y, raw.z)
+        let length = raw.magnitude
+        var newlyStuck: Int?
+        for axis in 0..<3 {
+            if value[axis] != axisValue[axis] {
+                axisValue[axis] = value[axis]
+                axisSince[axis] = time
+                low[axis] = value
+                high[axis] = value
+                stuckAxes[axis] = 0
+                continue
+            }
+            low[axis] = pointwiseMin(low[axis], value)
+            high[axis] = pointwiseMax(high[axis], value)
+            guard stuckAxes[axis] == 0, time - axisSince[axis] >= threshold, length > 0, length.isFinite else { continue }
+            var swing = high[axis] - low[axis]
+            swing[axis] = 0
+            if swing.max() >= Self.axisSwing * length {
+                stuckAxes[axis] = 1
+                newlyStuck = newlyStuck ?? axis
+            }
         }
-        return nil
+        if !wasAxisStuck, let axis = newlyStuck {
+            let name = ["x", "y", "z"][axis]
+            changes.append(.axisStuck("the \(name) axis reads \(value[axis]) unchanged for \(Int(threshold)) s while the others move: a broken axis"))
+        } else if wasAxisStuck, !isAxisStuck {
+            changes.append(.axisRecovered)
+        }
+        return changes
     }
 }
 

@@ -6,6 +6,7 @@ import OrientationCore
 /// auto                         the best local accelerometer (display before lid, never base)
 /// iio:NAME                     a local device by driver name or label (e.g. iio:bmi160)
 /// iio:deviceN | /dev/iio:deviceN   a local device by number
+/// input:/dev/input/eventN      a local evdev accelerometer (ID_INPUT_ACCELEROMETER, e.g. hp_accel)
 /// ip:HOST                      an accelerometer served by iiod on HOST
 /// replay:FILE[?speed=N]        a trace (corpus CSV) replayed in real time (N times faster)
 /// stdin                        CSV lines t,x,y,z read live from standard input
@@ -14,12 +15,14 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
     case auto
     case iioName(String)
     case iioDevice(Int)
+    /// An evdev accelerometer by its device node (`/dev/input/eventN`).
+    case inputDevice(path: String)
     case network(host: String)
     case replay(path: String, speed: Double)
     case standardInput
 
     /// The grammar, for help texts.
-    public static let grammar = "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | ip:HOST | replay:FILE[?speed=N] | stdin"
+    public static let grammar = "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | input:/dev/input/eventN | ip:HOST | replay:FILE[?speed=N] | stdin"
 
     public init(parsing text: String) throws(SensorSpecificationError) {
         func fail(_ problem: String) -> SensorSpecificationError { SensorSpecificationError(text: text, problem: problem) }
@@ -38,6 +41,12 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
             } else {
                 self = .iioName(rest)
             }
+        } else if text.hasPrefix("input:") {
+            let path = String(text.dropFirst(6))
+            guard path.hasPrefix("/dev/input/event"), Int(path.dropFirst("/dev/input/event".count)).map({ $0 >= 0 }) == true else {
+                throw fail("expected input:/dev/input/eventN with N a number")
+            }
+            self = .inputDevice(path: path)
         } else if text.hasPrefix("ip:") {
             let host = String(text.dropFirst(3))
             guard !host.isEmpty, !host.contains(where: \.isWhitespace) else { throw fail("ip: needs a host name or address") }
@@ -59,10 +68,10 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// True for the specifications that read a local IIO device through udev and sysfs.
-    public var isLocalIIO: Bool {
+    /// True for the specifications that read a local device (IIO or evdev) found through udev.
+    public var isLocal: Bool {
         switch self {
-        case .auto, .iioName, .iioDevice: true
+        case .auto, .iioName, .iioDevice, .inputDevice: true
         case .network, .replay, .standardInput: false
         }
     }
@@ -72,6 +81,7 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
         case .auto: "auto"
         case .iioName(let name): "iio:\(name)"
         case .iioDevice(let number): "iio:device\(number)"
+        case .inputDevice(let path): "input:\(path)"
         case .network(let host): "ip:\(host)"
         case .replay(let path, let speed): speed == 1 ? "replay:\(path)" : "replay:\(path)?speed=\(speed)"
         case .standardInput: "stdin"
@@ -130,7 +140,7 @@ public enum BaseSensorChoice: Sendable, Hashable, CustomStringConvertible {
         case .sensor(let given): specification = given
         case .auto:
             switch display.specification {
-            case .auto, .iioName, .iioDevice: specification = .auto
+            case .auto, .iioName, .iioDevice, .inputDevice: specification = .auto
             case .network, .replay: specification = display.specification
             case .standardInput: return nil
             }

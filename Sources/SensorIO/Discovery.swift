@@ -6,10 +6,14 @@ import SensorCore
 public enum AccelerometerDiscovery {
     static let axes = ["x", "y", "z"]
 
-    /// Every local IIO device with x, y and z acceleration channels, raw or buffered.
+    /// Every local IIO device with x, y and z acceleration channels, raw or buffered, then every
+    /// evdev accelerometer (``InputAccelerometerDiscovery``).
     public static func localCandidates(udev: Udev) throws(UdevError) -> [AccelerometerCandidate] {
-        try udev.devices(subsystem: "iio").compactMap(candidate)
+        try udev.devices(subsystem: "iio").compactMap(candidate) + udev.devices(subsystem: "input").compactMap(InputAccelerometerDiscovery.candidate)
     }
+
+    /// The subsystems whose devices can be accelerometers, for hotplug.
+    static let localSubsystems = ["iio", "input"]
 
     /// The candidate for one udev device, or nil when it is not an accelerometer.
     static func candidate(_ device: UdevDevice) -> AccelerometerCandidate? {
@@ -37,6 +41,7 @@ public enum AccelerometerDiscovery {
     /// Describes a local candidate: location, mount matrix by precedence, the acquisition mode that
     /// will be used, sampling frequency and scale as sysfs reports them.
     public static func describe(_ candidate: AccelerometerCandidate, udev: Udev, configuration: SensorConfiguration) -> SensorDescription {
+        if candidate.interface == .input { return InputAccelerometerDiscovery.describe(candidate, configuration: configuration) }
         let device = candidate.sysfsPath.flatMap { udev.device(syspath: $0) }
         let triggers = localTriggerNames(udev: udev)
         let current = device?.attribute("trigger/current_trigger").flatMap { $0.isEmpty ? nil : $0 }

@@ -2,13 +2,23 @@ import Dispatch
 import OrientationCore
 import SensorCore
 
-/// A real accelerometer (`auto`, `iio:…`, `ip:HOST`) as an ``AccelerometerSource``.
+/// Samples a chosen accelerometer until stopped; ``description`` says how (mode, rate, scale).
+protocol AccelerometerAcquisition: AnyObject {
+    var description: SensorDescription { get }
+    /// Stops sampling and waits for the worker; `ended` is not called after it.
+    func stop()
+}
+
+extension IIOAcquisition: AccelerometerAcquisition {}
+
+/// A real accelerometer (`auto`, `iio:…`, `input:…`, `ip:HOST`) as an ``AccelerometerSource``.
 ///
 /// All state lives on one serial queue. Local sensors are watched through a udev monitor whose
 /// descriptor the queue watches (no polling of sysfs): when the sensor is removed the source reports
 /// ``SensorEvent/unavailable(reason:)``; when one is added or comes back it is described, reported
 /// and, while sampling, opened at once. A remote sensor is reconnected every `retryInterval` seconds
-/// while unreachable. Samples are taken by an ``IIOAcquisition`` on its own thread.
+/// while unreachable. Samples are taken on a thread of their own by an ``IIOAcquisition`` (IIO,
+/// local or remote) or an ``InputAccelerometerAcquisition`` (evdev).
 public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Sendable {
     public let outlet = SensorEventOutlet()
     private let configuration: SensorConfiguration
@@ -17,13 +27,12 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
 
     // Confined to `queue`.
     private var udev: Udev?
-    private var monitor: UdevMonitor?
-    private var monitorSource: (any DispatchSourceRead)?
+    private var monitors: [(UdevMonitor, any DispatchSourceRead)] = []
     private var retryTimer: (any DispatchSourceTimer)?
     private var sampling = false
     private var shutDown = false
     private var current: (candidate: AccelerometerCandidate, description: SensorDescription)?
-    private var acquisition: IIOAcquisition?
+    private var acquisition: (any AccelerometerAcquisition)?
     /// Counts acquisitions, so that a late "ended" from an old worker is ignored.
     private var generation = 0
     private var pollInsteadOfBuffer = false
@@ -36,15 +45,16 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     public init(configuration: SensorConfiguration) throws(UdevError) {
         self.configuration = configuration
         queue = DispatchQueue(label: configuration.role == .base ? "orientd.sensor.base" : "orientd.sensor")
-        if configuration.specification.isLocalIIO {
+        if configuration.specification.isLocal {
             let udev = try Udev()
-            let monitor = try UdevMonitor(udev: udev, subsystem: "iio")
             self.udev = udev
-            self.monitor = monitor
-            let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
-            source.setEventHandler { [weak self] in self?.handleUdevEvents() }
-            monitorSource = source
-            source.resume()
+            for subsystem in AccelerometerDiscovery.localSubsystems {
+                let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
+                let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
+                source.setEventHandler { [weak self, monitor] in self?.handleUdevEvents(monitor) }
+                monitors.append((monitor, source))
+                source.resume()
+            }
         }
         queue.sync { locate() }
     }
@@ -72,8 +82,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             guard !shutDown else { return false }
             shutDown = true
             sampling = false
-            monitorSource?.cancel()
-            monitorSource = nil
+            for (_, source) in monitors { source.cancel() }
+            monitors = []
             retryTimer?.cancel()
             retryTimer = nil
             closeAcquisition()
@@ -150,8 +160,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         outlet.emit(.unavailable(reason: reason))
     }
 
-    private func handleUdevEvents() {
-        guard let monitor, !shutDown else { return }
+    private func handleUdevEvents(_ monitor: UdevMonitor) {
+        guard !shutDown else { return }
         var changed = false
         while let device = monitor.receive() {
             switch device.action {
@@ -184,21 +194,26 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         let mode = pollInsteadOfBuffer ? .poll : (current.description.acquisition ?? .poll)
         generation += 1
         let thisGeneration = generation
+        let emit: @Sendable (SensorEvent) -> Void = { [outlet] event in outlet.emit(event) }
+        let ended: @Sendable (IIOAcquisition.Ending) -> Void = { [weak self] ending in
+            guard let self else { return }
+            queue.async { self.acquisitionEnded(ending, generation: thisGeneration) }
+        }
         do {
-            let context: IIOContext
-            if case .network(let host) = configuration.specification {
-                context = try IIOContext.network(host: host)
+            let opened: any AccelerometerAcquisition
+            if current.candidate.interface == .input {
+                opened = try InputAccelerometerAcquisition(candidate: current.candidate, description: current.description,
+                                                           configuration: configuration, emit: emit, ended: ended)
             } else {
-                context = try IIOContext.local()
+                let context: IIOContext
+                if case .network(let host) = configuration.specification {
+                    context = try IIOContext.network(host: host)
+                } else {
+                    context = try IIOContext.local()
+                }
+                opened = try IIOAcquisition(context: context, deviceID: current.candidate.deviceID, description: current.description,
+                                            configuration: configuration, mode: mode, emit: emit, ended: ended)
             }
-            let opened = try IIOAcquisition(
-                context: context, deviceID: current.candidate.deviceID, description: current.description,
-                configuration: configuration, mode: mode,
-                emit: { [outlet] event in outlet.emit(event) },
-                ended: { [weak self] ending in
-                    guard let self else { return }
-                    queue.async { self.acquisitionEnded(ending, generation: thisGeneration) }
-                })
             acquisition = opened
             if opened.description != current.description {
                 self.current = (current.candidate, opened.description)

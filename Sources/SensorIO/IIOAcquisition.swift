@@ -199,7 +199,7 @@ final class IIOAcquisition: @unchecked Sendable {
 
     private func runPolling() -> Ending? {
         var faults = FaultTracker()
-        var stuck = StuckDetector()
+        var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
         var next = MonotonicClock.now()
         var failingSince: Double?
@@ -239,44 +239,17 @@ final class IIOAcquisition: @unchecked Sendable {
             failingSince = nil
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device.id)) }
-            deliver(raw: Vector3(raw.0, raw.1, raw.2), at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+            readings.deliver(raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
+                             offset: calibration.offset, faults: &faults, emit: emit)
         }
         return nil
-    }
-
-    /// Converts and emits one reading: (raw + offset) × scale; dropped while the scale is unusable.
-    private func deliver(raw rawVector: Vector3, at time: Double, calibration: Calibration, stuck: inout StuckDetector, faults: inout FaultTracker) {
-        switch stuck.observe(rawVector, at: time) {
-        case .becameStuck:
-            if faults.fault(.stuck) {
-                emit(.fault(SensorFault(kind: .stuck, device: device.id, detail: "identical readings \(rawVector) for \(Int(stuck.threshold)) s")))
-            }
-        case .recovered:
-            if faults.success(.stuck) { emit(.recovered(.stuck, device: device.id)) }
-        case nil:
-            break
-        }
-        guard calibration.valid else { return }
-        // All zeros or NaN: no direction to read an orientation from (a dead or unpowered part).
-        if rawVector == .zero || !rawVector.isFinite {
-            if faults.fault(.noGravity) {
-                emit(.fault(SensorFault(kind: .noGravity, device: device.id, detail: "reads \(rawVector): no gravity to read an orientation from")))
-            }
-            return
-        }
-        if faults.success(.noGravity) { emit(.recovered(.noGravity, device: device.id)) }
-        let reading = Vector3(
-            (rawVector.x + calibration.offset[0]) * calibration.scale[0],
-            (rawVector.y + calibration.offset[1]) * calibration.scale[1],
-            (rawVector.z + calibration.offset[2]) * calibration.scale[2])
-        emit(.sample(SensorSample(time: time, reading: reading)))
     }
 
     // MARK: - Buffered
 
     private func runBuffered(buffer: IIOBuffer, timestamp: IIOChannel?, monotonicTimestamps: Bool) -> Ending? {
         var faults = FaultTracker()
-        var stuck = StuckDetector()
+        var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
         var receivedAny = false
         var failingSince: Double?
@@ -320,7 +293,8 @@ final class IIOAcquisition: @unchecked Sendable {
                 } else {
                     time = host
                 }
-                deliver(raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time, calibration: calibration, stuck: &stuck, faults: &faults)
+                readings.deliver(raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
+                                 scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, faults: &faults, emit: emit)
             }
         }
         return nil

@@ -24,7 +24,7 @@ public enum SensorFactory {
             }
         case .standardInput:
             return StandardInputSource(mountMatrix: configuration.mountMatrix)
-        case .auto, .iioName, .iioDevice, .network:
+        case .auto, .iioName, .iioDevice, .inputDevice, .network:
             do {
                 return try IIOAccelerometerSource(configuration: configuration)
             } catch {

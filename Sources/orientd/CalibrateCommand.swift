@@ -160,7 +160,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         // The hwdb names local devices only: a trace or a remote iiod has no udev identity here.
         var identity: SensorHwdbEntry.Identity?
         var identityProblem: String?
-        if specification.isLocalIIO, let path = sensor.sysfsPath {
+        if specification.isLocal, let path = sensor.sysfsPath {
             do throws(SensorIdentityLookup.Failure) {
                 identity = try SensorIdentityLookup.identity(sysfsPath: path)
             } catch {

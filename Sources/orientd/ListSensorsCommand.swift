@@ -35,7 +35,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
         var found: [(AccelerometerCandidate?, SensorDescription)] = []
         var selection: AccelerometerSelection.Result
         switch configuration.specification {
-        case .auto, .iioName, .iioDevice:
+        case .auto, .iioName, .iioDevice, .inputDevice:
             let udev: Udev
             do {
                 udev = try Udev()

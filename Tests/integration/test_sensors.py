@@ -60,7 +60,7 @@ class Discovery(TestbedCase):
         result = orientd(self.bed, "list-sensors")
         self.assertEqual(result.returncode, 0)
         self.assertIn("No accelerometer found.", result.stdout)
-        self.assertIn("auto: no IIO accelerometer found", result.stdout)
+        self.assertIn("auto: no accelerometer found (IIO or evdev)", result.stdout)
 
     def test_text_listing_names_everything(self):
         self.bed.add_accelerometer(3, name="mxc4005", attributes={"in_accel_mount_matrix": ROTATED})
@@ -177,7 +177,7 @@ class Hotplug(TestbedCase):
 
     def test_a_sensor_plugged_in_later_is_picked_up(self):
         run = self.start("record")
-        run.wait_for(lambda r: r.stderr_contains("no IIO accelerometer found"), what="the absence report")
+        run.wait_for(lambda r: r.stderr_contains("no accelerometer found (IIO or evdev)"), what="the absence report")
         self.bed.add_accelerometer(2, name="bma250")
         run.wait_for(lambda r: len(r.samples()) >= 1, timeout=1, what="samples from the new sensor")
         self.assertTrue(run.stderr_contains("iio:device2 (bma250)"))

@@ -87,6 +87,37 @@ class Testbed:
             props += [key, value]
         return self.bed.add_device("iio", f"iio:device{number}", None, attrs, props)
 
+    def add_buffered_channel(self, number, channel, name, scan_type="le:u32/32>>0", scale=None, trigger=True):
+        """Adds iio:deviceN with one buffered channel and a timestamp, as HID sensor hubs have them
+        (`in_intensity_both`, `in_rot_from_north_magnetic_tilt_comp`), a FIFO for its buffer node
+        and, with `trigger`, its trigger NAME-devN. Scans are written with write_channel_scans."""
+        attrs = ["name", f"{name}\n", "buffer/length", "1\n", "buffer/enable", "0\n", "trigger/current_trigger", "\n",
+                 f"scan_elements/in_{channel}_en", "0\n", f"scan_elements/in_{channel}_index", "0\n",
+                 f"scan_elements/in_{channel}_type", f"{scan_type}\n",
+                 "scan_elements/in_timestamp_en", "0\n", "scan_elements/in_timestamp_index", "1\n",
+                 "scan_elements/in_timestamp_type", "le:s64/64>>0\n"]
+        if scale is not None:
+            attrs += [f"in_{channel}_scale", f"{scale}\n"]
+        path = self.bed.add_device("iio", f"iio:device{number}", None, attrs, ["DEVNAME", f"/dev/iio:device{number}"])
+        node = os.path.join(self.root, "dev", f"iio:device{number}")
+        os.makedirs(os.path.dirname(node), exist_ok=True)
+        if os.path.exists(node):
+            os.unlink(node)
+        os.mkfifo(node)
+        self.fifos[number] = node
+        if trigger:
+            self.bed.add_device("iio", f"trigger{number}", None, ["name", f"{name}-dev{number}\n"], [])
+        return path
+
+    def write_channel_scans(self, number, values, signed=False):
+        """Writes scans of one 32-bit channel and a timestamp into the device's buffer node."""
+        fd = os.open(self.fifos[number], os.O_WRONLY | os.O_NONBLOCK)
+        try:
+            for value in values:
+                os.write(fd, struct.pack("<i4xq" if signed else "<I4xq", value, time.monotonic_ns()))
+        finally:
+            os.close(fd)
+
     def add_proximity(self, number, raw=0, near_level=None, name="prox", udev_near_level=None, channel="in_proximity_raw"):
         """Adds iio:deviceN, a proximity sensor; the near level as sysfs attribute and/or udev property."""
         attributes = {channel: str(raw)}
@@ -94,6 +125,25 @@ class Testbed:
             attributes["in_proximity_nearlevel"] = str(near_level)
         return self.add_light(number, name=name, attributes=attributes,
                               properties={"PROXIMITY_NEAR_LEVEL": str(udev_near_level)} if udev_near_level is not None else None)
+
+    def add_input_accelerometer(self, number, values=(0, -256, 0), resolution=0, name="lis3lv02d", properties=None):
+        """Adds /dev/input/eventN, an evdev accelerometer (ID_INPUT_ACCELEROMETER=1) whose EVIOCGABS
+        answers `values` for ABS_X, ABS_Y and ABS_Z with `resolution` units per g (0: none given),
+        through an umockdev ioctl record; returns the event device's sysfs path."""
+        extra = "".join(f"E: {key}={value}\n" for key, value in (properties or {}).items())
+        self.bed.add_from_string(
+            f"P: /devices/platform/{name}/input/input{number}/event{number}\nN: input/event{number}\n"
+            f"E: DEVNAME=/dev/input/event{number}\nE: SUBSYSTEM=input\nE: ID_INPUT=1\nE: ID_INPUT_ACCELEROMETER=1\n{extra}\n"
+            f"P: /devices/platform/{name}/input/input{number}\nE: SUBSYSTEM=input\nE: NAME=\"{name}\"\n"
+            f"E: ID_INPUT=1\nE: ID_INPUT_ACCELEROMETER=1\nA: name={name}\\n\nA: capabilities/abs=7\\n\n")
+        record = os.path.join(self.root, f"event{number}.ioctl")
+        with open(record, "w") as handle:
+            handle.write(f"@DEV /dev/input/event{number}\n")
+            for axis, value in enumerate(values):
+                info = struct.pack("<6i", value, -512, 512, 0, 0, resolution)
+                handle.write(f"EVIOCGABS({axis}) 0 {info.hex().upper()}\n")
+        self.bed.load_ioctl(f"/dev/input/event{number}", record)
+        return f"/sys/devices/platform/{name}/input/input{number}/event{number}"
 
     def attribute(self, path, name):
         """An attribute's text, without the trailing newline, or the NUL libiio writes after values."""

@@ -26,4 +26,8 @@ void orientd_input_event_decode(const unsigned char *buffer, unsigned short *typ
  * Returns 0 or an errno value. */
 int orientd_evdev_switch_state(int fd, unsigned char *bits, size_t length);
 
+/* EVIOCGABS: an absolute axis's current value and its resolution (for an accelerometer's ABS_X/Y/Z,
+ * units per g). Returns 0 or an errno value. */
+int orientd_evdev_absolute_axis(int fd, unsigned int axis, int *value, int *resolution);
+
 #endif
