@@ -165,6 +165,11 @@ public struct IIOChannel: @unchecked Sendable {
 
     /// `accel_x`, `timestamp`.
     public var id: String { String(cString: iio_channel_get_id(pointer)) }
+    /// The extended name libiio splits off the id (`tilt_comp` of `rot_from_north_magnetic`), if any.
+    public var name: String? { iio_channel_get_name(pointer).map { String(cString: $0) } }
+    /// The sysfs spelling without `in_`: the id and the extended name joined
+    /// (`rot_from_north_magnetic_tilt_comp`), as the kernel's ABI documents channels.
+    public var sysfsName: String { name.map { "\(id)_\($0)" } ?? id }
     public var isOutput: Bool { iio_channel_is_output(pointer) }
     /// True when the channel can be captured through the buffer (it has scan elements).
     public var isScanElement: Bool { iio_channel_is_scan_element(pointer) }

@@ -120,13 +120,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         // A device that measures its own hinge (read where a base sensor would be).
-        let hingeAngleSensor: (any HingeAngleSensor)? = settings.baseSensor == .none || !sensorConfiguration.specification.isLocalIIO
+        let hingeAngleSensor: (any HingeAngleSensor)? = settings.baseSensor == .none || !sensorConfiguration.specification.isLocal
             ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
         // Light and proximity are served where the accelerometer is a local one (the mock sensors
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
         var kindSources: [any KindSensorSource] = []
-        if sensorConfiguration.specification.isLocalIIO {
-            for kind in [SensorKind.light, .proximity] {
+        if sensorConfiguration.specification.isLocal {
+            for kind in SensorKind.allCases {
                 do {
                     kindSources.append(try UdevKindSource(kind: kind))
                 } catch {

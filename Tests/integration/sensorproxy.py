@@ -100,7 +100,8 @@ class BusClient:
         flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
         self.connection = Gio.DBusConnection.new_for_address_sync(bus.address, flags, None, None)
         self.changes = []
-        self.connection.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", PATH, None,
+        # Both objects' signals (the compass has its own path).
+        self.connection.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", None, None,
                                          Gio.DBusSignalFlags.NONE, self._changed)
 
     @property

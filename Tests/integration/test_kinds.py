@@ -10,7 +10,7 @@ from sensorproxy import BusClient, PrivateSystemBus
 from testbed import TestbedCase
 
 
-class Kinds(TestbedCase):
+class KindsCase(TestbedCase):
     def setUp(self):
         super().setUp()
         self.directory = tempfile.mkdtemp(prefix="orientd-kinds-")
@@ -30,6 +30,8 @@ class Kinds(TestbedCase):
             self.assertTrue(reply["ok"], reply)
         return client
 
+
+class Kinds(KindsCase):
     def test_polled_light_on_the_socket_only_while_claimed(self):
         light = self.bed.add_light(1, attributes={"in_illuminance_raw": "100", "in_illuminance_scale": "0.5",
                                                   "in_illuminance_integration_time": "0.1"})
@@ -157,3 +159,51 @@ class Kinds(TestbedCase):
         light_client.call("ReleaseLight")
         daemon.wait_for(lambda d: d.stderr_contains("no claims on the ambient light sensor left"), what="the release")
         self.assertEqual(light_client.get("LightLevel"), 500.0, "the value stays after the release")
+
+
+class BufferedKinds(KindsCase):
+    """HID sensor hubs' ambient light and compass, read through the device's buffer with its trigger."""
+
+    def test_hid_light_through_the_buffer_only_while_claimed(self):
+        path = self.bed.add_buffered_channel(1, "intensity_both", "als", scale="0.1")
+        daemon = self.serve()
+        self.assertEqual(self.client().request("get")["state"]["light"], {"sensor": "iio:device1", "level": None, "unit": "lux"})
+        self.assertEqual(self.bed.attribute(path, "buffer/enable"), "0", "nothing enabled before a claim")
+        client = self.client("light")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "1", what="the buffer enabled")
+        self.assertEqual(self.bed.attribute(path, "trigger/current_trigger"), "als-dev1")
+        self.assertEqual(self.bed.attribute(path, "scan_elements/in_intensity_both_en"), "1")
+        self.bed.write_channel_scans(1, [1234])
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 123.4)
+        self.bed.write_channel_scans(1, [5000])
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 500.0)
+        client.close()
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="the buffer disabled after the release")
+
+    def test_hid_compass_on_both_front_ends(self):
+        bus = PrivateSystemBus()
+        self.addCleanup(bus.stop)
+        path = self.bed.add_buffered_channel(2, "rot_from_north_magnetic_tilt_comp", "magn_3d", scan_type="le:s32/32>>0", scale="0.001")
+        daemon = self.serve("--dbus", "on", "--no-dbus-polkit", env=bus.env(self.bed.env()))
+        client = self.client("heading")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "1", what="the buffer enabled")
+        self.bed.write_channel_scans(2, [90500], signed=True)
+        event = client.next_event(lambda e: e["topic"] == "heading")
+        self.assertEqual((event["to"], event["state"]["heading"]["sensor"]), (90.5, "iio:device2"))
+        compass = BusClient(bus)
+        self.addCleanup(compass.close)
+        path, interface = "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass"
+        self.assertTrue(compass.get("HasCompass", interface=interface, path=path))
+        compass.call("ClaimCompass", interface=interface, path=path)
+        # Below one degree is no news (the documented rule); a turn past north wraps round.
+        self.bed.write_channel_scans(2, [91000, 359900], signed=True)
+        self.assertAlmostEqual(client.next_event(lambda e: e["topic"] == "heading")["to"], 359.9, places=6)
+        compass.wait_for(lambda p: any(abs(c.get("CompassHeading", 0) - 359.9) < 1e-6 for c in p.changes), what="CompassHeading 359.9 signalled")
+        self.assertAlmostEqual(compass.get("CompassHeading", interface=interface, path=path), 359.9, places=6)
+
+    def test_a_buffer_without_a_trigger_is_said_once_and_not_served(self):
+        self.bed.add_buffered_channel(1, "intensity_both", "als", trigger=False)
+        daemon = self.serve()
+        daemon.wait_for(lambda d: d.stderr_contains("no ambient light sensor"), what="the absence")
+        self.assertIsNone(self.client().request("get")["state"]["light"])
+        self.assertEqual(sum("in_intensity_both has no trigger" in line for line in daemon.stderr_lines), 1, daemon.stderr_lines)

@@ -7,6 +7,16 @@ enum KindReadPlan: Sendable, Hashable {
     case attribute(path: String, conversion: AttributeConversion, interval: Double)
     /// An evdev switch at `node`: its state (EVIOCGSW) at start and after every event of it.
     case evdevSwitch(node: String, code: UInt16)
+    /// One channel of an IIO device's buffer (HID sensor hubs), paced by `trigger`.
+    case buffer(deviceID: String, channel: String, trigger: String?, conversion: BufferConversion)
+}
+
+/// What a buffered channel's value means: (value + offset) × scale in the kind's unit.
+enum BufferConversion: Sendable, Hashable {
+    /// Lux (HID ambient light: the ABI calls `in_intensity` unitless, HID hubs report lux).
+    case light
+    /// Degrees from magnetic north.
+    case heading
 }
 
 /// What an attribute's text means.
@@ -28,8 +38,9 @@ struct KindCandidate: Sendable {
     var syspath: String
 }
 
-/// Finding light and proximity sensors through udev, in iio-sensor-proxy's families: IIO polled
-/// attributes first (the lowest device number), then hwmon (light) or evdev switches (proximity).
+/// Finding light, proximity and compass sensors through udev, in iio-sensor-proxy's families and
+/// order: IIO buffered light (HID hubs), IIO polled attributes (the lowest device number), then
+/// hwmon (light) or evdev switches (proximity); the compass from an IIO buffer (HID hubs).
 enum KindDiscovery {
     /// The subsystems whose hotplug events may change what serves `kind`.
     static func subsystems(for kind: SensorKind) -> [String] {
@@ -46,13 +57,45 @@ enum KindDiscovery {
         switch kind {
         case .light:
             let hwmon = ["hwmon", "platform"].flatMap { (try? udev.devices(subsystem: $0)) ?? [] }
-            return iio.compactMap(iioLight) + hwmon.compactMap(applesmcLight)
+            let triggers = AccelerometerDiscovery.localTriggerNames(udev: udev)
+            return iio.compactMap { bufferedChannel($0, kind: .light, triggers: triggers) } + iio.compactMap(iioLight) + hwmon.compactMap(applesmcLight)
         case .proximity:
             let input = ((try? udev.devices(subsystem: "input")) ?? []).filter { $0.sysname.hasPrefix("event") }
             return iio.compactMap(iioProximity) + input.compactMap(evdevProximity)
         case .compass:
-            return []
+            let triggers = AccelerometerDiscovery.localTriggerNames(udev: udev)
+            return iio.compactMap { bufferedChannel($0, kind: .compass, triggers: triggers) }
         }
+    }
+
+    /// The buffered channel of each kind (HID sensor hubs' ambient light and compass).
+    static func bufferedChannel(for kind: SensorKind) -> String? {
+        switch kind {
+        case .light: "intensity_both"
+        case .compass: "rot_from_north_magnetic_tilt_comp"
+        case .proximity: nil
+        }
+    }
+
+    /// A device whose buffer carries the kind's channel, with the trigger that paces it (the
+    /// device's current one, else `NAME-devN` or `NAME-trigger`); without a trigger it cannot be
+    /// read, and says so.
+    static func bufferedChannel(_ device: UdevDevice, kind: SensorKind, triggers: [String]) -> KindCandidate? {
+        guard let channel = bufferedChannel(for: kind), device.hasAttribute("scan_elements/in_\(channel)_en") else { return nil }
+        let name = device.attribute("name") ?? device.sysname
+        let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
+        let trigger = current ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
+        let unit = kind == .light ? "lux" : "°"
+        var description = KindSensorDescription(kind: kind, identifier: device.sysname, name: name, acquisition: .iioBuffer, sysfsPath: device.syspath,
+                                                unit: kind == .light ? .lux : nil, reading: "buffer in_\(channel) × scale in \(unit), trigger \(trigger ?? "none")")
+        guard let trigger else {
+            description.problems.append("\(device.sysname) (\(name)): in_\(channel) has no trigger (\(name)-dev\(deviceNumber(device.sysname)) or \(name)-trigger): "
+                                        + "the \(kind) is not served from it")
+            return KindCandidate(description: description, plan: nil, syspath: device.syspath)
+        }
+        return KindCandidate(description: description,
+                             plan: .buffer(deviceID: device.sysname, channel: channel, trigger: trigger, conversion: kind == .light ? .light : .heading),
+                             syspath: device.syspath)
     }
 
     private static func deviceNumber(_ sysname: String) -> Int { Int(sysname.dropFirst("iio:device".count)) ?? Int.max }

@@ -7,7 +7,7 @@ import SensorCore
 import Glibc
 #endif
 
-/// A light or proximity sensor found through udev, as a ``KindSensorSource``: one per kind.
+/// A light, proximity or compass sensor found through udev, as a ``KindSensorSource``: one per kind.
 ///
 /// All state lives on one serial queue, which also reads the sensor (an attribute every interval,
 /// or an evdev switch's events), so a kind costs no thread of its own. Udev monitors on the kind's
@@ -133,6 +133,11 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
             reader = EvdevSwitchReader(node: node, code: code, device: device, queue: queue, emit: emit, lost: { [weak self] reason in
                 self?.readerLost(reason)
             })
+        case .buffer(let deviceID, let channel, let trigger, let conversion):
+            reader = BufferedChannelReader(deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
+                                           lost: { [weak self, queue] reason in
+                                               queue.async { [weak self] in self?.readerLost(reason) }
+                                           })
         }
     }
 

@@ -1,0 +1,114 @@
+import NIOConcurrencyHelpers
+import OrientationCore
+import SensorCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads one channel of a local IIO device's buffer on a thread of its own, through libiio: HID
+/// sensor hubs' ambient light (`in_intensity_both`) and compass
+/// (`in_rot_from_north_magnetic_tilt_comp`), which report only when their value changes.
+///
+/// The device's other channels are disabled, the trigger set, the buffer enabled while the kind is
+/// claimed and destroyed (capture stopped) by ``stop()``. A refill that times out is normal for a
+/// sensor that reports on change; a device that vanishes (ENODEV) ends the reader through `lost`.
+/// Values are `(value + offset) × scale`; a value that makes no sense (negative light, NaN) is a
+/// fault said once per episode, and the reading is dropped.
+final class BufferedChannelReader: KindReader, @unchecked Sendable {
+    private let device: String
+    private let conversion: BufferConversion
+    private let emit: @Sendable (KindSensorEvent) -> Void
+    /// The buffer, so that ``stop()`` can cancel a blocked refill; a pthread lock (see IIOAcquisition).
+    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
+    private var thread: WorkerThread?
+
+    init(deviceID: String, channel channelID: String, trigger: String?, conversion: BufferConversion,
+         emit: @escaping @Sendable (KindSensorEvent) -> Void, lost: @escaping @Sendable (String) -> Void) {
+        device = deviceID
+        self.conversion = conversion
+        self.emit = emit
+        let opened: (IIOBuffer, IIOChannel, scale: Double, offset: Double)
+        do {
+            opened = try Self.open(deviceID: deviceID, channelID: channelID, trigger: trigger)
+        } catch {
+            emit(.fault(SensorFault(kind: .openFailed, device: deviceID, detail: error.description)))
+            lost(error.description)
+            return
+        }
+        control.withLockedValue { $0.buffer = opened.0 }
+        thread = WorkerThread(name: "orientd-\(conversion == .light ? "light" : "compass")") { [self] in
+            if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) { lost(reason) }
+            control.withLockedValue { $0.buffer = nil }
+        }
+    }
+
+    func stop() {
+        control.withLockedValue { state in
+            state.stopping = true
+            state.buffer?.cancel()
+        }
+        thread?.join()
+        thread = nil
+    }
+
+    private static func open(deviceID: String, channelID: String, trigger: String?) throws(IIOError) -> (IIOBuffer, IIOChannel, scale: Double, offset: Double) {
+        let context = try IIOContext.local()
+        guard let device = context.device(deviceID) else { throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV) }
+        // libiio splits a modifier it does not know into id and name: match the sysfs spelling.
+        guard let channel = device.channels.first(where: { !$0.isOutput && $0.sysfsName == channelID }), channel.isScanElement else {
+            throw IIOError("iio_device_find_channel(\(deviceID) \(channelID))", code: ENOENT)
+        }
+        func number(_ name: String) -> Double? {
+            guard channel.hasAttribute(name), let text = try? channel.readAttribute(name) else { return nil }
+            return Double(text.trimmingWhitespace()).flatMap { $0.isFinite ? $0 : nil }
+        }
+        let scale = number("scale").flatMap { $0 > 0 ? $0 : nil } ?? 1
+        let (buffer, _, _) = try IIOAcquisition.openBuffer(device: device, channels: [channel], context: context, trigger: trigger)
+        return (buffer, channel, scale, number("offset") ?? 0)
+    }
+
+    private var stopping: Bool { control.withLockedValue { $0.stopping } }
+
+    /// Refills until stopped; returns why the device is lost, if it is.
+    private func run(buffer: IIOBuffer, channel: IIOChannel, scale: Double, offset: Double) -> String? {
+        var faults = FaultTracker()
+        while !stopping {
+            do {
+                _ = try buffer.refill()
+            } catch {
+                if stopping { break }
+                if error.meansDeviceGone { return error.description }
+                if error.code == ETIMEDOUT { continue }  // it reports on change only
+                if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "buffer: \(error.errnoDescription)"))) }
+                usleep(200_000)  // an error that repeats at once must not spin
+                continue
+            }
+            if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
+            var last: Int64?
+            buffer.forEachSample(of: channel) { last = channel.decode($0) }
+            guard let last else { continue }
+            switch Self.reading(Double(last), scale: scale, offset: offset, conversion: conversion) {
+            case .success(let reading):
+                if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
+                emit(.reading(reading, time: MonotonicClock.now()))
+            case .failure(let problem):
+                if faults.fault(.badValue) { emit(.fault(SensorFault(kind: .badValue, device: device, detail: "in_\(channel.sysfsName) \(problem)"))) }
+            }
+        }
+        return nil
+    }
+
+    /// A buffered value as a reading, or what is wrong with it. Pure.
+    static func reading(_ value: Double, scale: Double, offset: Double, conversion: BufferConversion) -> Result<SensorReading, AttributePoller.ValueProblem> {
+        let converted = (value + offset) * scale
+        guard converted.isFinite else { return .failure(.init("\(value) gives \(converted)")) }
+        switch conversion {
+        case .light:
+            guard converted >= 0 else { return .failure(.init("\(value) gives \(converted) lux: a light level is never negative")) }
+            return .success(.light(level: converted, unit: .lux))
+        case .heading:
+            let degrees = converted.truncatingRemainder(dividingBy: 360)
+            return .success(.heading(degrees < 0 ? degrees + 360 : degrees))
+        }
+    }
+}
