@@ -12,14 +12,20 @@ import SensorIO
 struct ListSensorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list-sensors",
-        abstract: "List the accelerometers orientd can see and which one it would use.",
+        abstract: "List the sensors orientd can see (accelerometers, ambient light, proximity, compass) and which it would use.",
         discussion: """
             Local accelerometers are found through udev (IIO devices with x, y and z acceleration \
             channels); with --sensor ip:HOST the ones iiod serves on HOST are listed instead. For each: \
             sysfs path, device node, name, label and location, the mount matrix and where it came from, \
             the acquisition mode, sampling frequency and scale, and the length of one reading (9.81 m/s² \
             at rest; far from it, the scale is wrong and the daemon learns gravity at rest instead). The last part says which sensor the \
-            --sensor specification (default auto) selects, and why.
+            --sensor specification (default auto) selects, and why. Evdev accelerometers \
+            (ID_INPUT_ACCELEROMETER) are listed after IIO ones and chosen only without one.
+
+            Then the other sensors orientd serves, as iio-sensor-proxy does: ambient light (IIO polled \
+            or buffered, applesmc), proximity (IIO polled, SW_FRONT_PROXIMITY switches) and the HID \
+            compass, each with what is read and how often, and which of each kind is served (the first \
+            that can be read); they are read only while a client claims them.
 
             Exit status: 0 (also when none is found), 64 bad options, 69 when iiod cannot be reached.
             """
@@ -33,6 +39,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try sensorOptions.configuration()
         var found: [(AccelerometerCandidate?, SensorDescription)] = []
+        var kinds: [(description: KindSensorDescription, readable: Bool)] = []
         var selection: AccelerometerSelection.Result
         switch configuration.specification {
         case .auto, .iioName, .iioDevice, .inputDevice:
@@ -41,6 +48,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 udev = try Udev()
                 let candidates = try AccelerometerDiscovery.localCandidates(udev: udev)
                 found = candidates.map { ($0, AccelerometerDiscovery.describe($0, udev: udev, configuration: configuration)) }
+                kinds = KindDiscovery.listing(udev: udev)
             } catch {
                 printError("orientd list-sensors: \(error)")
                 throw ExitCode(69)
@@ -70,9 +78,41 @@ struct ListSensorsCommand: AsyncParsableCommand {
         }
         let chosenID = selection.chosen?.deviceID
         if json {
-            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification))
+            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, kinds: kinds))
         } else {
             printText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification)
+            if configuration.specification.isLocal { printText(kinds: kinds) }
+        }
+    }
+
+    /// The first readable sensor of each kind is the one served.
+    private static func served(_ kinds: [(description: KindSensorDescription, readable: Bool)]) -> Set<String> {
+        var served: Set<String> = []
+        var seen: Set<String> = []
+        for (description, readable) in kinds where readable && seen.insert(description.kind).inserted {
+            served.insert(description.kind + "/" + description.identifier)
+        }
+        return served
+    }
+
+    private func printText(kinds: [(description: KindSensorDescription, readable: Bool)]) {
+        print("")
+        let served = Self.served(kinds)
+        for kind in SensorKind.allCases {
+            let ofKind = kinds.filter { $0.description.kind == kind.rawValue }
+            guard !ofKind.isEmpty else {
+                print("No \(kind) found.")
+                continue
+            }
+            for (description, readable) in ofKind {
+                let mark = served.contains(description.kind + "/" + description.identifier) ? "  ← served while claimed"
+                    : readable ? "  (another ranks first)" : "  (cannot be read)"
+                print("\(description.identifier)  \(description.name): \(kind)\(mark)")
+                print("  sysfs         \(description.sysfsPath ?? "-")")
+                print("  acquisition   \(description.acquisition.rawValue)")
+                print("  reading       \(description.reading)")
+                for problem in description.problems { print("  warning       \(problem)") }
+            }
         }
     }
 
@@ -117,7 +157,21 @@ struct ListSensorsCommand: AsyncParsableCommand {
         for skipped in selection.skipped { print("  skipped \(skipped)") }
     }
 
-    private func jsonText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result, specification: SensorSpecification) throws -> String {
+    private func jsonText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result,
+                          specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)]) throws -> String {
+        /// A light, proximity or compass sensor: its description, whether it can be read, whether it is served.
+        struct KindEntry: Encodable {
+            let sensor: KindSensorDescription
+            let readable: Bool
+            let served: Bool
+            func encode(to encoder: any Encoder) throws {
+                try sensor.encode(to: encoder)
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(readable, forKey: .readable)
+                try container.encode(served, forKey: .served)
+            }
+            enum Key: String, CodingKey { case readable, served }
+        }
         struct Entry: Encodable {
             let sensor: SensorDescription
             let chosen: Bool
@@ -135,8 +189,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
             let selected: String?
             let reason: String
             let skipped: [String]
+            let kinds: [KindEntry]
 
-            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped }
+            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped, kinds }
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: Key.self)
@@ -145,11 +200,13 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 try container.encode(selected, forKey: .selected)
                 try container.encode(reason, forKey: .reason)
                 try container.encode(skipped, forKey: .skipped)
+                try container.encode(kinds, forKey: .kinds)
             }
         }
         let listing = Listing(
             sensors: found.map { Entry(sensor: $0.1, chosen: $0.0 != nil && $0.0?.deviceID == chosen) },
-            specification: specification.description, selected: chosen, reason: selection.reason, skipped: selection.skipped)
+            specification: specification.description, selected: chosen, reason: selection.reason, skipped: selection.skipped,
+            kinds: kinds.map { KindEntry(sensor: $0.description, readable: $0.readable, served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(listing), as: UTF8.self)

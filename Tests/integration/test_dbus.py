@@ -384,6 +384,24 @@ class BusPolicy(unittest.TestCase):
         daemon.pose("landscapeRight")
         self.assertEqual(client.stdout.readline().strip(), "left-up", client.stderr.read() if client.poll() is not None else "")
 
+    def test_only_root_and_geoclue_may_use_the_compass(self):
+        daemon = self.daemon()
+        daemon.wait_for_log("serving net.hadess.SensorProxy")
+        compass = ("'/net/hadess/SensorProxy/Compass'", "'net.hadess.SensorProxy.Compass'")
+        script = ("import sys; sys.path.insert(0, %r)\n"
+                  "from sensorproxy import BusClient, PrivateSystemBus\n"
+                  "bus = PrivateSystemBus.__new__(PrivateSystemBus); bus.address = %r\n"
+                  "client = BusClient(bus)\n"
+                  "for call in (lambda: client.get('HasAccelerometer'), lambda: client.get('HasCompass', interface=%s, path=%s),\n"
+                  "             lambda: client.call('ClaimCompass', interface=%s, path=%s)):\n"
+                  "    try: call(); print('allowed', flush=True)\n"
+                  "    except Exception as error: print('denied' if 'AccessDenied' in str(error) else error, flush=True)\n"
+                  ) % (HERE, self.bus.address, compass[1], compass[0], compass[1], compass[0])
+        for user, expected in ((NOBODY, ["allowed", "denied", "denied"]), (0, ["allowed", "allowed", "allowed"])):
+            result = subprocess.run(["/usr/bin/python3", "-c", script], capture_output=True, text=True, env=self.bus.env(),
+                                    user=user, group=user, extra_groups=[], timeout=30)
+            self.assertEqual(result.stdout.split(), expected, result.stderr)
+
     def test_another_user_may_not_own_the_name_and_the_socket_is_served(self):
         directory = tempfile.mkdtemp(prefix="orientd-nobody-")
         os.chown(directory, NOBODY, NOBODY)

@@ -7,7 +7,7 @@ import tempfile
 
 from daemon import Client
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import TestbedCase
+from testbed import TestbedCase, orientd
 
 
 class KindsCase(TestbedCase):
@@ -207,3 +207,23 @@ class BufferedKinds(KindsCase):
         daemon.wait_for(lambda d: d.stderr_contains("no ambient light sensor"), what="the absence")
         self.assertIsNone(self.client().request("get")["state"]["light"])
         self.assertEqual(sum("in_intensity_both has no trigger" in line for line in daemon.stderr_lines), 1, daemon.stderr_lines)
+
+
+class Listing(KindsCase):
+    def test_list_sensors_names_every_kind_and_what_is_served(self):
+        self.bed.add_accelerometer(0)
+        self.bed.add_light(1, attributes={"in_illuminance_raw": "10", "in_illuminance_scale": "0.5"})
+        self.bed.add_proximity(2, raw=5, near_level=None)
+        self.bed.add_buffered_channel(3, "rot_from_north_magnetic_tilt_comp", "magn_3d")
+        self.bed.add_buffered_channel(4, "intensity_both", "hid_als")
+        listing = self.list_sensors()
+        kinds = {(k["kind"], k["identifier"]): k for k in listing["kinds"]}
+        # Buffered (HID) light ranks before polled light, as in the incumbent's driver table.
+        self.assertEqual([(k, i) for (k, i), e in kinds.items() if e["served"]], [("light", "iio:device4"), ("compass", "iio:device3")])
+        self.assertEqual(kinds[("light", "iio:device1")]["reading"], "in_illuminance_raw × 0.5 lux every 500 ms")
+        self.assertFalse(kinds[("proximity", "iio:device2")]["readable"])
+        self.assertIn("no near level", kinds[("proximity", "iio:device2")]["problems"][0])
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("iio:device3  magn_3d: compass  ← served while claimed", text)
+        self.assertIn("iio:device1  als: ambient light sensor  (another ranks first)", text)
+        self.assertIn("iio:device2  prox: proximity sensor  (cannot be read)", text)

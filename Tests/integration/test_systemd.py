@@ -203,7 +203,7 @@ class UdevRule(unittest.TestCase):
     def add(self, text):
         self.bed.bed.add_from_string(text)
 
-    def test_the_rule_starts_orientd_for_accelerometers_and_opens_switches_and_uinput_to_its_group(self):
+    def test_the_rule_starts_orientd_for_every_kind_and_opens_switches_and_uinput_to_its_group(self):
         accelerometer = self.bed.add_accelerometer(0)
         output = self.udev_test(accelerometer)
         self.assertRegex(output, r"SYSTEMD_WANTS=.*orientd\.service")
@@ -225,6 +225,29 @@ class UdevRule(unittest.TestCase):
         keyboard = self.udev_test("/sys/devices/platform/i8042/serio0/input/input3/event3")
         self.assertIn("ID_INPUT_KEYBOARD=1", keyboard)
         self.assertNotIn("setfacl", keyboard)
+        # Every kind orientd serves starts it, as iio-sensor-proxy's rule does for its types.
+        light = self.bed.add_light(2, attributes={"in_illuminance_raw": "10"})
+        self.assertRegex(self.udev_test(light), r"SYSTEMD_WANTS=.*orientd\.service")
+        self.assertRegex(self.udev_test(self.bed.add_proximity(3, near_level=50)), r"ORIENTD_SENSOR=proximity")
+        compass = self.bed.add_buffered_channel(4, "rot_from_north_magnetic_tilt_comp", "magn_3d")
+        output = self.udev_test(compass)
+        self.assertRegex(output, r"ORIENTD_SENSOR=compass")
+        self.assertIn("chgrp iio", output)
+        hid_light = self.bed.add_buffered_channel(5, "intensity_both", "als")
+        self.assertRegex(self.udev_test(hid_light), r"ORIENTD_SENSOR=light")
+        applesmc = self.bed.bed.add_device("platform", "applesmc.768", None, ["light", "(10,20)\n"], [])
+        self.assertRegex(self.udev_test(applesmc), r"SYSTEMD_WANTS=.*orientd\.service")
+        evdev = self.bed.add_input_accelerometer(6)
+        output = self.udev_test(evdev)
+        self.assertRegex(output, r"ORIENTD_SENSOR=accelerometer")
+        self.assertIn("run: '/usr/bin/setfacl -m g:orientd:r /dev/input/event6'", output)
+        # A front proximity switch (SW_FRONT_PROXIMITY, bit 11) starts it; the lid switch alone does not.
+        self.add("P: /devices/platform/prox/input/input9/event9\nN: input/event9\nE: DEVNAME=/dev/input/event9\n"
+                 "E: SUBSYSTEM=input\nE: MAJOR=13\nE: MINOR=73\n\n"
+                 "P: /devices/platform/prox/input/input9\nE: SUBSYSTEM=input\nA: name=Proximity\\n\n"
+                 "A: capabilities/ev=21\\n\nA: capabilities/sw=800\\n\n")
+        self.assertRegex(self.udev_test("/sys/devices/platform/prox/input/input9/event9"), r"SYSTEMD_WANTS=.*orientd\.service")
+        self.assertNotIn("orientd.service", self.udev_test("/sys/devices/platform/PNP0C0D:00/input/input7/event7"))
         # uinput: read and write for the group (the tablet-mode switch orientd offers libinput).
         self.add("P: /devices/virtual/misc/uinput\nN: uinput\nE: DEVNAME=/dev/uinput\nE: SUBSYSTEM=misc\nE: MAJOR=10\nE: MINOR=223\n")
         self.assertIn("run: '/usr/bin/setfacl -m g:orientd:rw /dev/uinput'", self.udev_test("/sys/devices/virtual/misc/uinput"))

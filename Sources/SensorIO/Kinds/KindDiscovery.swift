@@ -41,7 +41,7 @@ struct KindCandidate: Sendable {
 /// Finding light, proximity and compass sensors through udev, in iio-sensor-proxy's families and
 /// order: IIO buffered light (HID hubs), IIO polled attributes (the lowest device number), then
 /// hwmon (light) or evdev switches (proximity); the compass from an IIO buffer (HID hubs).
-enum KindDiscovery {
+public enum KindDiscovery {
     /// The subsystems whose hotplug events may change what serves `kind`.
     static func subsystems(for kind: SensorKind) -> [String] {
         switch kind {
@@ -49,6 +49,13 @@ enum KindDiscovery {
         case .proximity: ["iio", "input"]
         case .compass: ["iio"]
         }
+    }
+
+    /// Every light, proximity and compass sensor udev knows, per kind in the order they are
+    /// chosen, and whether it can be read (for `orientd list-sensors`); the first readable one of a
+    /// kind is the one served.
+    public static func listing(udev: Udev) -> [(description: KindSensorDescription, readable: Bool)] {
+        SensorKind.allCases.flatMap { kind in candidates(for: kind, udev: udev).map { ($0.description, $0.plan != nil) } }
     }
 
     static func candidates(for kind: SensorKind, udev: Udev) -> [KindCandidate] {
