@@ -20,10 +20,10 @@ public enum ScreenTilt: String, Sendable, Hashable, CaseIterable {
 /// Classifies display-frame readings into ``ScreenTilt``, physically: the screen faces up when
 /// gravity points into it (z < 0 in orientd's frame, where lying flat screen-up reads (0, 0, −g)).
 ///
-/// The class boundaries are iio-sensor-proxy's (20° and 70°). Unlike it, a reading must cross a
-/// boundary by `hysteresis` degrees to change the class, so a device held near 20° does not flap,
-/// and a reading whose magnitude is far from g (a jolt, a throw) is ignored. No trigonometry per
-/// sample: the boundaries are compared as sines of the elevation, −z / |a|.
+/// The class boundaries are iio-sensor-proxy's (20° and 70°), entered where it enters them. Unlike
+/// it, a class is left only `hysteresis` degrees back past its boundary, so a device held near 20°
+/// does not flap, and a reading whose magnitude is far from g (a jolt, a throw) is ignored. No
+/// trigonometry per sample: the boundaries are compared as sines of the elevation, −z / |a|.
 public struct TiltClassifier: Sendable {
     public static let verticalLimit = 20.0
     public static let faceLimit = 70.0
@@ -31,9 +31,11 @@ public struct TiltClassifier: Sendable {
 
     public private(set) var tilt: ScreenTilt?
 
-    /// The sine of each boundary, widened and narrowed by the hysteresis: (enter above, leave below).
-    private static let tiltedBand = (enter: sine(verticalLimit + hysteresis), leave: sine(verticalLimit - hysteresis))
-    private static let faceBand = (enter: sine(faceLimit + hysteresis), leave: sine(faceLimit - hysteresis))
+    /// The sine of each boundary and of the boundary moved back by the hysteresis: (enter at or
+    /// above, leave below). Entering at the boundary itself serves what clients of the incumbent
+    /// (and its test suite) expect at 20° and 70°; leaving 5° back keeps a device near one still.
+    private static let tiltedBand = (enter: sine(verticalLimit), leave: sine(verticalLimit - hysteresis))
+    private static let faceBand = (enter: sine(faceLimit), leave: sine(faceLimit - hysteresis))
     /// Readings with |a| outside this band (m/s²) are not gravity alone.
     private static let magnitude = (low: 0.6 * 9.81, high: 1.4 * 9.81)
 
@@ -60,8 +62,8 @@ public struct TiltClassifier: Sendable {
             face = elevation >= Self.faceBand.enter
             tilted = elevation >= Self.tiltedBand.leave
         case .vertical?, nil:
-            face = elevation >= (tilt == nil ? Self.sine(Self.faceLimit) : Self.faceBand.enter)
-            tilted = elevation >= (tilt == nil ? Self.sine(Self.verticalLimit) : Self.tiltedBand.enter)
+            face = elevation >= Self.faceBand.enter
+            tilted = elevation > Self.tiltedBand.enter
         }
         // Which way the screen faces may flip inside a class only through vertical (a sign change
         // of z passes zero elevation), so the sign of this reading decides.

@@ -109,7 +109,7 @@ struct SensorProxyValues: Hashable, Sendable {
         }
         if let light = state.kinds[.light] {
             next.hasAmbientLight = true
-            next.lightUnit = light.unit ?? .lux
+            // `lux` until the first reading, as the incumbent serves it (its default value).
             if case .light(let level, let unit) = light.reading {
                 next.lightLevel = level
                 next.lightUnit = unit
@@ -128,13 +128,17 @@ struct SensorProxyValues: Hashable, Sendable {
 }
 
 extension AccelerometerTilt {
+    /// The incumbent's words for a physical screen tilt. iio-sensor-proxy takes "up" from +z in the
+    /// frame where a device lying screen-up reads (0, 0, −g), so it calls that device `face-down`
+    /// (systemd/systemd#40119); its clients and its test suite are written against that, and a
+    /// drop-in serves what they expect. orientd's own words (``ScreenTilt``) stay physical.
     init(_ tilt: ScreenTilt) {
         switch tilt {
         case .vertical: self = .vertical
-        case .tiltedUp: self = .tiltedUp
-        case .tiltedDown: self = .tiltedDown
-        case .faceUp: self = .faceUp
-        case .faceDown: self = .faceDown
+        case .tiltedUp: self = .tiltedDown
+        case .tiltedDown: self = .tiltedUp
+        case .faceUp: self = .faceDown
+        case .faceDown: self = .faceUp
         }
     }
 }

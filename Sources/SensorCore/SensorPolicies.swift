@@ -289,8 +289,8 @@ extension SensorFault.Kind {
     }
 }
 
-/// Notices bit-identical readings that go on for `threshold` seconds, of the whole reading or of
-/// one axis while the others move.
+/// Notices bit-identical readings that go on for `threshold` seconds, of the whole reading, or for
+/// `axisThreshold` seconds of one axis while the others move.
 ///
 /// The whole reading: some sensors (HID sensor hubs) only update on change, so it is a warning and
 /// samples keep flowing. One axis: a real axis is never bit-identical for ten seconds while the
@@ -299,6 +299,9 @@ extension SensorFault.Kind {
 /// wrong way; they are dropped until the axis moves again.
 public struct StuckDetector: Sendable {
     public var threshold: Double
+    /// Longer than a person keeps turning a device about one axis, and than a test bed's script
+    /// that changes two attributes of three (iio-sensor-proxy's suite holds x for about 10 s).
+    public var axisThreshold: Double
     /// How far the other axes must swing, as a fraction of the reading's length (≈ 1 g).
     public static let axisSwing = 0.5
     private var last: Vector3?
@@ -311,8 +314,9 @@ public struct StuckDetector: Sendable {
     private var high = [SIMD3<Double>](repeating: .zero, count: 3)
     private var stuckAxes = SIMD3<Double>(repeating: 0)  // 1 where stuck
 
-    public init(threshold: Double = 10) {
+    public init(threshold: Double = 10, axisThreshold: Double = 30) {
         self.threshold = threshold
+        self.axisThreshold = axisThreshold
     }
 
     public enum Change: Sendable, Equatable {
@@ -356,7 +360,7 @@ public struct StuckDetector: Sendable {
             }
             low[axis] = pointwiseMin(low[axis], value)
             high[axis] = pointwiseMax(high[axis], value)
-            guard stuckAxes[axis] == 0, time - axisSince[axis] >= threshold, length > 0, length.isFinite else { continue }
+            guard stuckAxes[axis] == 0, time - axisSince[axis] >= axisThreshold, length > 0, length.isFinite else { continue }
             var swing = high[axis] - low[axis]
             swing[axis] = 0
             if swing.max() >= Self.axisSwing * length {
@@ -366,7 +370,7 @@ public struct StuckDetector: Sendable {
         }
         if !wasAxisStuck, let axis = newlyStuck {
             let name = ["x", "y", "z"][axis]
-            changes.append(.axisStuck("the \(name) axis reads \(value[axis]) unchanged for \(Int(threshold)) s while the others move: a broken axis"))
+            changes.append(.axisStuck("the \(name) axis reads \(value[axis]) unchanged for \(Int(axisThreshold)) s while the others move: a broken axis"))
         } else if wasAxisStuck, !isAxisStuck {
             changes.append(.axisRecovered)
         }

@@ -26,17 +26,18 @@ struct TiltClassifierTests {
         }
     }
 
-    @Test("a class changes only past its boundary plus the hysteresis, and reports each change once")
+    @Test("a class is entered at its boundary, left only 5° back past it, and each change is reported once")
     func hysteresis() {
         var classifier = TiltClassifier()
         #expect(classifier.process(Self.reading(10)) == .vertical)
-        #expect(classifier.process(Self.reading(22)) == nil, "20° + 5° not reached")
-        #expect(classifier.process(Self.reading(26)) == .tiltedUp)
+        #expect(classifier.process(Self.reading(19)) == nil)
+        #expect(classifier.process(Self.reading(21)) == .tiltedUp, "past 20°, as iio-sensor-proxy")
         #expect(classifier.process(Self.reading(17)) == nil, "20° − 5° not passed")
-        #expect(classifier.process(Self.reading(72)) == nil)
-        #expect(classifier.process(Self.reading(76)) == .faceUp)
-        #expect(classifier.process(Self.reading(67)) == nil)
+        #expect(classifier.process(Self.reading(69)) == nil)
+        #expect(classifier.process(Self.reading(70.5)) == .faceUp, "70° and more, as iio-sensor-proxy")
+        #expect(classifier.process(Self.reading(67)) == nil, "70° − 5° not passed")
         #expect(classifier.process(Self.reading(60)) == .tiltedUp)
+        #expect(classifier.process(Self.reading(16)) == nil)
         #expect(classifier.process(Self.reading(12)) == .vertical)
     }
 

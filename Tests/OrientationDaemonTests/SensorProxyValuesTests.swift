@@ -43,9 +43,9 @@ struct SensorProxyValuesTests {
         #expect(idle == before, "an idle sensor is still there")
     }
 
-    @Test("every screen tilt has its value")
+    @Test("every screen tilt has the incumbent's word for it: a screen facing the sky is face-down there")
     func tiltMapping() {
-        #expect(ScreenTilt.allCases.map { AccelerometerTilt($0).rawValue } == ["vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
+        #expect(ScreenTilt.allCases.map { AccelerometerTilt($0).rawValue } == ["vertical", "tilted-down", "tilted-up", "face-down", "face-up"])
     }
 
     @Test("every value is one the C side knows (it refuses others)")

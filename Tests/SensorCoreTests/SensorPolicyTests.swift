@@ -201,7 +201,7 @@ struct SamplingAndFaultTests {
 
     @Test("one axis that holds its value while the others swing is stuck; its next change recovers it")
     func axisStuck() {
-        var detector = StuckDetector(threshold: 2)
+        var detector = StuckDetector(threshold: 2, axisThreshold: 2)
         // x holds 3 while y and z swing by a whole reading's length: stuck at 2 s, said once.
         var changes: [[StuckDetector.Change]] = []
         for step in 0...30 {
@@ -213,7 +213,7 @@ struct SamplingAndFaultTests {
         #expect(detector.isAxisStuck)
         #expect(detector.observe(Vector3(4, -100, 0), at: 3.1) == [.axisRecovered])
         // An axis that holds still while the others barely move (a device at rest) is not stuck.
-        var resting = StuckDetector(threshold: 2)
+        var resting = StuckDetector(threshold: 2, axisThreshold: 2)
         let quiet = (0...40).flatMap { step in resting.observe(Vector3(0, -100 + Double(step % 3), 1), at: Double(step) / 10) }
         #expect(quiet.isEmpty)
     }

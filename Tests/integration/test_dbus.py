@@ -161,21 +161,22 @@ class Interface(SensorProxyCase):
         self.assertEqual(bystander.changes, [])
         self.assertEqual(bystander.get("AccelerometerOrientation"), "left-up")
 
-    def test_face_up_keeps_the_last_upright_orientation_and_the_tilt_is_physical(self):
+    def test_face_up_keeps_the_last_upright_orientation_and_the_tilt_is_the_incumbents(self):
         client = self.client()
         client.call("ClaimAccelerometer")
         self.pose("right-up")
         client.wait_for(lambda c: "right-up" in c.orientations())
+        # Screen to the sky is iio-sensor-proxy's face-down (its sign, which its clients expect).
         self.pose("face-up")
-        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-up" for change in c.changes), what="face-up")
+        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-down" for change in c.changes), what="face-down")
         self.assertEqual(client.get("AccelerometerOrientation"), "right-up")
         self.pose("face-down")
-        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-down" for change in c.changes), what="face-down")
+        client.wait_for(lambda c: any(change.get("AccelerometerTilt") == "face-up" for change in c.changes), what="face-up")
         self.assertNotIn("undefined", client.orientations())
-        for tilt in ("tilted-up", "tilted-down"):
-            self.pose(tilt)
+        for pose, tilt in (("tilted-up", "tilted-down"), ("tilted-down", "tilted-up")):
+            self.pose(pose)
             client.wait_for(lambda c: any(change.get("AccelerometerTilt") == tilt for change in c.changes), what=tilt)
-        self.assertEqual(client.get("AccelerometerTilt"), "tilted-down")
+        self.assertEqual(client.get("AccelerometerTilt"), "tilted-up")
 
     def test_a_vanished_claimant_releases_the_sensor(self):
         client = self.client()
