@@ -94,6 +94,25 @@ class RealClients(SensorProxyCase):
         changes = [line.split(": ")[1] for line in monitor.lines if "orientation changed" in line]
         self.assertEqual(changes, ["normal", "left-up", "bottom-up", "right-up", "normal"])
 
+    def test_monitor_sensor_prints_light_proximity_and_the_accelerometer_changing(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "40", "in_illuminance_integration_time": "0.05"})
+        proximity = self.bed.add_proximity(2, raw=0, near_level=100)
+        self.daemon.wait_for(lambda d: d.stderr_contains("proximity sensor available"), what="the proximity sensor")
+        monitor = self.spawn("monitor-sensor")
+        monitor.wait_for("=== Has ambient light sensor")
+        monitor.wait_for("=== Has proximity sensor")
+        monitor.wait_for("Light changed: 40.000000 (lux)")
+        for step in range(3):
+            seen_before = len(monitor.lines)
+            self.bed.set_attribute(light, "in_illuminance_input", str(100 * (step + 1)))
+            monitor.wait_for(f"Light changed: {100 * (step + 1)}.000000 (lux)", after=seen_before)
+            seen_before = len(monitor.lines)
+            self.bed.set_attribute(proximity, "in_proximity_raw", "150" if step % 2 == 0 else "10")
+            monitor.wait_for(f"Proximity value changed: {1 if step % 2 == 0 else 0}", after=seen_before)
+            seen_before = len(monitor.lines)
+            self.pose("left-up" if step % 2 == 0 else "normal")
+            monitor.wait_for(f"Accelerometer orientation changed: {'left-up' if step % 2 == 0 else 'normal'}", after=seen_before)
+
     def test_qt_orientation_sensor_reads_each_rotation(self):
         qt = self.spawn("/usr/bin/python3", os.path.join(HERE, "qt_orientation.py"))
         qt.wait_for("start")
