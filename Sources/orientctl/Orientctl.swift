@@ -81,12 +81,28 @@ func describe(_ state: DaemonState) -> String {
     // A convertible's fields only where there is a convertible's value.
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
     if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }
+    // The other kinds only where the device has them: the last level read while claimed.
+    for kind in SensorKind.allCases {
+        guard let sensor = state.kinds[kind] else { continue }
+        let value: String = switch sensor.reading {
+        case .light(let level, let unit)?: "\((level * 100).rounded() / 100) \(unit.rawValue)"
+        case .proximity(let near)?: near ? "near" : "far"
+        case .heading(let degrees)?: "\((degrees * 10).rounded() / 10)°"
+        case nil: "not read yet (read while claimed)"
+        }
+        lines.append("\(kind.stateKey): \(value) (\(sensor.sensor))")
+    }
     if let dbus = state.dbus { lines.append("dbus: \(dbus)") }
     return lines.joined(separator: "\n")
 }
 
+/// What `monitor` follows without --topics: every topic anyone may subscribe to (the heading is
+/// root's and the control group's, so it is followed only when asked for).
+let monitorDefaultTopics = Topic.subscribable.filter { !$0.isPrivileged }.map(\.rawValue).joined(separator: ",")
+
 struct Get: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the current state (device and interface orientation, sensor, lock).")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the current state (device and interface orientation, sensor, lock; light, proximity and heading where the device has them).")
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the state as one JSON object.") var json = false
 
@@ -105,11 +121,15 @@ struct Get: AsyncParsableCommand {
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print one line per change until interrupted.",
-        discussion: "Subscribing keeps the sensor sampling. Lines: `SEQ TOPIC FROM -> TO`; with --json the daemon's event objects.")
+        discussion: """
+            Subscribing keeps the sensors of the topics sampling (the accelerometer, ambient light, proximity). \
+            Lines: `SEQ TOPIC FROM -> TO`; with --json the daemon's event objects. The compass's `heading` \
+            is followed only when --topics names it, and needs root or the control group.
+            """)
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the daemon's events as JSON lines.") var json = false
-    @Option(help: ArgumentHelp("Topics to follow, comma-separated (default \(Topic.subscribable.map(\.rawValue).joined(separator: ","))).", valueName: "topics"))
-    var topics = Topic.subscribable.map(\.rawValue).joined(separator: ",")
+    @Option(help: ArgumentHelp("Topics to follow, comma-separated (default \(monitorDefaultTopics); also heading).", valueName: "topics"))
+    var topics = monitorDefaultTopics
 
     func validate() throws {
         for name in topics.split(separator: ",") where Topic(rawValue: String(name)).map(Topic.subscribable.contains) != true {

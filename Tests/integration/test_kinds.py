@@ -3,11 +3,14 @@ read only while claimed, on the socket (topics light and proximity) and on D-Bus
 LightLevel, LightLevelUnit, HasProximity, ProximityNear and their claims); bad values, a missing
 near level and a removed sensor each said once while the other sensors keep serving."""
 import os
+import select
+import subprocess
+import time
 import tempfile
 
 from daemon import Client
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import TestbedCase, orientd
+from testbed import ORIENTD, TestbedCase, orientd
 
 
 class KindsCase(TestbedCase):
@@ -227,3 +230,39 @@ class Listing(KindsCase):
         self.assertIn("iio:device3  magn_3d: compass  ← served while claimed", text)
         self.assertIn("iio:device1  als: ambient light sensor  (another ranks first)", text)
         self.assertIn("iio:device2  prox: proximity sensor  (cannot be read)", text)
+
+
+class Orientctl(KindsCase):
+    ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
+
+    def test_get_and_monitor_show_light_and_proximity(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "20", "in_illuminance_integration_time": "0.05"})
+        proximity = self.bed.add_proximity(2, raw=0, near_level=100)
+        self.serve()
+        get = subprocess.run([self.ORIENTCTL, "get", "--socket", self.socket_path], capture_output=True, text=True, timeout=10)
+        self.assertIn("light: not read yet (read while claimed) (iio:device1)", get.stdout)
+        self.assertIn("proximity: not read yet (read while claimed) (iio:device2)", get.stdout)
+        monitor = subprocess.Popen([self.ORIENTCTL, "monitor", "--socket", self.socket_path], stdout=subprocess.PIPE)
+        self.addCleanup(lambda: (monitor.kill(), monitor.wait()))
+        lines, partial = [], b""
+
+        def line_with(text, timeout=10):
+            nonlocal partial
+            deadline = time.monotonic() + timeout
+            while not any(text in line for line in lines):
+                ready, _, _ = select.select([monitor.stdout], [], [], max(0, deadline - time.monotonic()))
+                self.assertTrue(ready, f"no {text!r} from monitor: {lines}")
+                chunk = os.read(monitor.stdout.fileno(), 4096)
+                self.assertTrue(chunk, f"monitor ended before {text!r}: {lines}")
+                *complete, partial = (partial + chunk).split(b"\n")
+                lines.extend(line.decode() for line in complete)
+        line_with("light null -> 20")
+        line_with("proximity null -> far")
+        self.bed.set_attribute(light, "in_illuminance_input", "80")
+        self.bed.set_attribute(proximity, "in_proximity_raw", "150")
+        line_with("light 20 -> 80")
+        line_with("proximity far -> near")
+        self.assertNotIn("heading", lines[0], "the compass is root's and the control group's, followed only when asked for")
+        get = subprocess.run([self.ORIENTCTL, "get", "--socket", self.socket_path], capture_output=True, text=True, timeout=10)
+        self.assertIn("light: 80.0 lux (iio:device1)", get.stdout)  # the level kept after monitor's claim
+        self.assertIn("proximity: near (iio:device2)", get.stdout)
