@@ -26,13 +26,14 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps build release release-static package-files install-package-files deb package-test package-install-test check test integration-test fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps build release release-static package-files install-package-files deb package-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
+	@echo "make incumbent-suite    iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time)"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
@@ -117,6 +118,13 @@ fuzz: deps
 integration-test: deps
 	$(SWIFT) build --product orientd
 	scripts/run-integration-tests
+
+# iio-sensor-proxy 3.9's own integration suite against orientd (docs/testing.md). Not in make test: the
+# suite comes from Debian sid, fetched once into /var/cache/orientd-incumbent-suite, outside the repository.
+incumbent-suite:
+	@scripts/ensure-deps --build
+	$(SWIFT) build --product orientd
+	scripts/run-incumbent-suite
 
 demo: release
 	@echo "orientd demo: the daemon runs on the mock sensor replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time"
