@@ -80,9 +80,9 @@ public enum SensorReading: Sendable, Hashable, CustomStringConvertible {
 /// value hovering at the level does not flap.
 ///
 /// The kernel's ABI: `in_proximity_raw` grows as an object comes closer, and a driver (or udev's
-/// `PROXIMITY_NEAR_LEVEL` from systemd's hwdb) says from which value on it is near. iio-sensor-proxy
-/// compares `raw > near level` with no margin; orientd turns near at the same comparison and far only
-/// below `(1 − margin) × level`.
+/// `PROXIMITY_NEAR_LEVEL` from systemd's hwdb) says from which value on it is near. orientd turns
+/// near at `raw > near level` and far only below `(1 − margin) × level`, the low-water mark of 0.9
+/// that iio-sensor-proxy 3.9 uses too (its own suite checks that 127 stays near at a level of 128).
 public struct ProximityHysteresis: Sendable, Hashable {
     /// The raw value above which an object is near; > 0.
     public let nearLevel: Double
