@@ -23,21 +23,15 @@ public struct ListenerID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "listener \(value)" }
 }
 
-/// A sensor the hub starts and stops: the accelerometers by role, the other kinds by kind.
+/// A sensor the hub starts and stops: the accelerometers by role, the other kinds by kind (a new
+/// kind needs no case here).
 enum SampledSensor: Hashable, Sendable, CaseIterable {
     case display
     case base
-    case light
-    case proximity
-    case compass
+    case kind(SensorKind)
 
-    init(_ kind: SensorKind) {
-        switch kind {
-        case .light: self = .light
-        case .proximity: self = .proximity
-        case .compass: self = .compass
-        }
-    }
+    /// In start order: the accelerometers first.
+    static let allCases: [SampledSensor] = [.display, .base] + SensorKind.allCases.map(SampledSensor.kind)
 }
 
 /// What the hub decided, for its shell to carry out, in order.
@@ -262,7 +256,7 @@ struct HubStateMachine {
             wanted.insert(.display)
             if hasBaseSensor && (baseClaims > 0 || configuration.laptopKeepsNormal) { wanted.insert(.base) }
         }
-        for kind in SensorKind.allCases where topicClaims[Topic(kind), default: 0] > 0 { wanted.insert(SampledSensor(kind)) }
+        for kind in SensorKind.allCases where topicClaims[Topic(kind), default: 0] > 0 { wanted.insert(.kind(kind)) }
         return wanted
     }
 
@@ -382,7 +376,7 @@ struct HubStateMachine {
     /// that values change only for those who asked (as iio-sensor-proxy's do).
     mutating func kindReading(_ reading: SensorReading, at time: Double) -> [HubAction] {
         let kind = reading.kind
-        guard sampling.contains(SampledSensor(kind)), var current = state.kinds[kind],
+        guard sampling.contains(.kind(kind)), var current = state.kinds[kind],
               reading.isMeaningfulChange(from: current.reading) else { return [] }
         let from = current.reading
         current.reading = reading

@@ -333,16 +333,12 @@ public final class OrientationHub: @unchecked Sendable {
                     hingeChanged(hinge.forget(.base))
                     if hingeAngleSensor != nil { hingeChanged(hinge.forgetMeasured()) }
                 }
-            case .startSampling(let sampled) where kindSensor(sampled) != nil:
-                let kind = kindSensor(sampled)!
+            case .startSampling(.kind(let kind)):
                 kindSources[kind]?.startSampling()
                 logger.info("\(kind) claimed: sampling starts")
-            case .stopSampling(let sampled) where kindSensor(sampled) != nil:
-                let kind = kindSensor(sampled)!
+            case .stopSampling(.kind(let kind)):
                 kindSources[kind]?.stopSampling()
                 logger.info("no claims on the \(kind) left: sampling stops")
-            case .startSampling, .stopSampling:
-                break  // the accelerometers', above
             case .publish(let event, let listeners):
                 deliver(event, to: listeners)
             case .send(let event, let listener):
@@ -352,15 +348,6 @@ public final class OrientationHub: @unchecked Sendable {
             case .systemSessionRejected(let action, let error):
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             }
-        }
-    }
-
-    private func kindSensor(_ sampled: SampledSensor) -> SensorKind? {
-        switch sampled {
-        case .light: .light
-        case .proximity: .proximity
-        case .compass: .compass
-        case .display, .base: nil
         }
     }
 

@@ -52,15 +52,15 @@ struct HubStateMachineTests {
         #expect(hub.state.kinds[.light] == KindSensorState(sensor: "iio:device1", unit: .lux))
         #expect(hub.kindReading(.light(level: 5, unit: .lux), at: 0.5).isEmpty, "nothing read is published while unclaimed")
         let claim = try Self.ok(&hub, .subscribe([.light]), from: reader).actions
-        #expect(claim.contains(.startSampling(.light)) && !claim.contains(.startSampling(.display)))
-        #expect(try Self.ok(&hub, .subscribe([.proximity]), from: phone).actions.contains(.startSampling(.proximity)))
+        #expect(claim.contains(.startSampling(.kind(.light))) && !claim.contains(.startSampling(.display)))
+        #expect(try Self.ok(&hub, .subscribe([.proximity]), from: phone).actions.contains(.startSampling(.kind(.proximity))))
         let first = Self.publishes(hub.kindReading(.light(level: 100, unit: .lux), at: 1))
         #expect(first.count == 1 && first[0].to == [reader] && first[0].event.payload == .reading(.light, from: nil, to: .light(level: 100, unit: .lux)))
         #expect(hub.kindReading(.light(level: 104, unit: .lux), at: 1.5).isEmpty, "4 % is below the rule")
         #expect(Self.publishes(hub.kindReading(.light(level: 106, unit: .lux), at: 2)).count == 1)
         let release = try Self.ok(&hub, .unsubscribe([.light]), from: reader).actions
         #expect(release == [.scheduleStop(after: 2)])
-        #expect(hub.scheduledStopDue(at: 4) == [.stopSampling(.light)], "proximity still claimed, and no accelerometer ever")
+        #expect(hub.scheduledStopDue(at: 4) == [.stopSampling(.kind(.light))], "proximity still claimed, and no accelerometer ever")
         #expect(hub.state.kinds[.light]?.reading == .light(level: 106, unit: .lux), "the last level stays")
         let lost = Self.publishes(hub.kindSensorLost(.light, at: 5))
         #expect(lost.count == 1 && lost[0].event.payload == .reading(.light, from: .light(level: 106, unit: .lux), to: nil))
@@ -73,7 +73,7 @@ struct HubStateMachineTests {
         let user = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
         #expect(Self.error(&hub, .subscribe([.device, .heading]), from: user)?.code == .permissionDenied)
         #expect(hub.subscribedTopics(of: user).isEmpty, "a refused subscribe subscribes to nothing")
-        #expect(try Self.ok(&hub, .subscribe([.heading]), from: root).actions.contains(.startSampling(.compass)))
+        #expect(try Self.ok(&hub, .subscribe([.heading]), from: root).actions.contains(.startSampling(.kind(.compass))))
     }
 
     @Test("hinge and mode claim the sensor, publish to their subscribers only, and are in the state")
