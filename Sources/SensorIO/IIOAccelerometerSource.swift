@@ -27,7 +27,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
 
     // Confined to `queue`.
     private var udev: Udev?
-    private var monitors: [(UdevMonitor, any DispatchSourceRead)] = []
+    private var watch: UdevWatch?
     private var retryTimer: (any DispatchSourceTimer)?
     private var sampling = false
     private var shutDown = false
@@ -48,12 +48,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         if configuration.specification.isLocal {
             let udev = try Udev()
             self.udev = udev
-            for subsystem in AccelerometerDiscovery.localSubsystems {
-                let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
-                let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
-                source.setEventHandler { [weak self, monitor] in self?.handleUdevEvents(monitor) }
-                monitors.append((monitor, source))
-                source.resume()
+            watch = try UdevWatch(udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue) { [weak self] monitor in
+                self?.handleUdevEvents(monitor)
             }
         }
         queue.sync { locate() }
@@ -82,8 +78,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             guard !shutDown else { return false }
             shutDown = true
             sampling = false
-            for (_, source) in monitors { source.cancel() }
-            monitors = []
+            watch?.cancel()
+            watch = nil
             retryTimer?.cancel()
             retryTimer = nil
             closeAcquisition()

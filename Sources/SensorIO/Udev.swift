@@ -1,4 +1,5 @@
 import CLibUdev
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,5 +124,29 @@ public final class UdevMonitor: @unchecked Sendable {
     /// The next waiting event's device, or nil when none is waiting (the descriptor is non-blocking).
     public func receive() -> UdevDevice? {
         udev_monitor_receive_device(pointer).map { UdevDevice(owning: $0, udev: udev) }
+    }
+}
+
+/// udev monitors on some subsystems whose events are handled on a queue as they arrive (the queue
+/// watches their descriptors: no polling of sysfs). Each sensor source owns one for the subsystems
+/// its devices live in; ``cancel()`` stops the handler for good.
+final class UdevWatch {
+    private var sources: [any DispatchSourceRead] = []
+
+    /// `handler` runs on `queue` with the monitor that has events waiting.
+    init(udev: Udev, subsystems: [String], queue: DispatchQueue, handler: @escaping (UdevMonitor) -> Void) throws(UdevError) {
+        for subsystem in subsystems {
+            let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
+            let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
+            source.setEventHandler { [monitor] in handler(monitor) }
+            sources.append(source)
+            source.resume()
+        }
+    }
+
+    /// Call on the handler's queue.
+    func cancel() {
+        for source in sources { source.cancel() }
+        sources = []
     }
 }

@@ -67,15 +67,19 @@ class Testbed:
             props += [key, value]
         path = self.bed.add_device("iio", f"iio:device{number}", parent, attrs, props)
         if buffered:
-            node = os.path.join(self.root, "dev", f"iio:device{number}")
-            os.makedirs(os.path.dirname(node), exist_ok=True)
-            if os.path.exists(node):
-                os.unlink(node)
-            os.mkfifo(node)
-            self.fifos[number] = node
+            self.make_buffer_node(number)
         if trigger:
             self.bed.add_device("iio", f"trigger{number}", None, ["name", f"{trigger}\n"], [])
         return path
+
+    def make_buffer_node(self, number):
+        """/dev/iio:deviceN as a FIFO: what the test writes into it, libiio reads as the buffer."""
+        node = os.path.join(self.root, "dev", f"iio:device{number}")
+        os.makedirs(os.path.dirname(node), exist_ok=True)
+        if os.path.exists(node):
+            os.unlink(node)
+        os.mkfifo(node)
+        self.fifos[number] = node
 
     def add_light(self, number, name="als", attributes=None, properties=None):
         """Adds iio:deviceN, an ambient light sensor with the given attributes (in_illuminance_input…)."""
@@ -99,12 +103,7 @@ class Testbed:
         if scale is not None:
             attrs += [f"in_{channel}_scale", f"{scale}\n"]
         path = self.bed.add_device("iio", f"iio:device{number}", None, attrs, ["DEVNAME", f"/dev/iio:device{number}"])
-        node = os.path.join(self.root, "dev", f"iio:device{number}")
-        os.makedirs(os.path.dirname(node), exist_ok=True)
-        if os.path.exists(node):
-            os.unlink(node)
-        os.mkfifo(node)
-        self.fifos[number] = node
+        self.make_buffer_node(number)
         if trigger:
             self.bed.add_device("iio", f"trigger{number}", None, ["name", f"{name}-dev{number}\n"], [])
         return path

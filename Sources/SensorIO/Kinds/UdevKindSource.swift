@@ -20,7 +20,7 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
     private let udev: Udev
 
     // Confined to `queue`.
-    private var monitors: [(UdevMonitor, any DispatchSourceRead)] = []
+    private var watch: UdevWatch?
     private var current: KindCandidate?
     private var reader: KindReader?
     private var sampling = false
@@ -32,12 +32,8 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         self.kind = kind
         udev = try Udev()
         queue = DispatchQueue(label: "orientd.\(kind.rawValue)")
-        for subsystem in KindDiscovery.subsystems(for: kind) {
-            let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
-            let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
-            source.setEventHandler { [weak self, monitor] in self?.handleUdevEvents(monitor) }
-            monitors.append((monitor, source))
-            source.resume()
+        watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) { [weak self] monitor in
+            self?.handleUdevEvents(monitor)
         }
         queue.sync { locate() }
     }
@@ -67,8 +63,8 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
             sampling = false
             reader?.stop()
             reader = nil
-            for (_, source) in monitors { source.cancel() }
-            monitors = []
+            watch?.cancel()
+            watch = nil
             return true
         }
         if first { outlet.finish() }
