@@ -25,6 +25,15 @@ class KindsCase(TestbedCase):
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
         return daemon
 
+    def serve_on_the_bus(self, *args):
+        """The daemon serving a private system bus too; returns it and a bus client."""
+        bus = PrivateSystemBus()
+        self.addCleanup(bus.stop)
+        daemon = self.serve("--dbus", "on", "--no-dbus-polkit", *args, env=bus.env(self.bed.env()))
+        client = BusClient(bus)
+        self.addCleanup(client.close)
+        return daemon, client
+
     def client(self, *topics):
         client = Client(self.socket_path)
         self.addCleanup(client.close)
@@ -75,12 +84,16 @@ class Kinds(KindsCase):
 
     def test_applesmc_light_in_vendor_units(self):
         path = self.bed.bed.add_device("platform", "applesmc.768", None, ["light", "(10,255)\n", "name", "applesmc\n"], [])
-        daemon = self.serve()
+        daemon, bus = self.serve_on_the_bus()
+        self.assertEqual((bus.get("HasAmbientLight"), bus.get("LightLevelUnit")), (True, "lux"), "lux until a reading, as the incumbent")
         client = self.client("light")
         event = client.next_event(lambda e: e["topic"] == "light")
         self.assertEqual((event["to"], event["state"]["light"]["unit"]), (100.0, "vendor"))
+        bus.call("ClaimLight")
         self.bed.set_attribute(path, "light", "(51,0)")
         self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 20.0)
+        bus.wait_for(lambda b: any(c.get("LightLevel") == 20.0 for c in b.changes), what="LightLevel 20 signalled")
+        self.assertEqual(bus.get("LightLevelUnit"), "vendor")
 
     def test_proximity_with_a_margin_below_the_near_level(self):
         prox = self.bed.add_proximity(1, raw=10, near_level=100)
@@ -169,7 +182,7 @@ class BufferedKinds(KindsCase):
 
     def test_hid_light_through_the_buffer_only_while_claimed(self):
         path = self.bed.add_buffered_channel(1, "intensity_both", "als", scale="0.1")
-        daemon = self.serve()
+        daemon, bus = self.serve_on_the_bus()
         self.assertEqual(self.client().request("get")["state"]["light"], {"sensor": "iio:device1", "level": None, "unit": "lux"})
         self.assertEqual(self.bed.attribute(path, "buffer/enable"), "0", "nothing enabled before a claim")
         client = self.client("light")
@@ -178,10 +191,13 @@ class BufferedKinds(KindsCase):
         self.assertEqual(self.bed.attribute(path, "scan_elements/in_intensity_both_en"), "1")
         self.bed.write_channel_scans(1, [1234])
         self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 123.4)
+        bus.call("ClaimLight")
         self.bed.write_channel_scans(1, [5000])
         self.assertEqual(client.next_event(lambda e: e["topic"] == "light")["to"], 500.0)
+        bus.wait_for(lambda b: any(c.get("LightLevel") == 500.0 for c in b.changes), what="LightLevel 500 signalled")
         client.close()
-        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="the buffer disabled after the release")
+        bus.call("ReleaseLight")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="the buffer disabled after both releases")
 
     def test_hid_compass_on_both_front_ends(self):
         bus = PrivateSystemBus()
