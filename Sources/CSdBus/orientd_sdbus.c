@@ -118,12 +118,15 @@ void orientd_sp_set_other_values(orientd_sp_object *object, int has_light, int v
 #define APPEND_IF(bit, name, type, value) \
     if ((changed & (bit)) && (r = sd_bus_message_append(m, "{sv}", name, type, value)) < 0) goto out;
 
-static int emit_main(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
+/* One PropertiesChanged of `interface` at `path` for `destination` alone, holding the properties of
+ * `object` whose bits are in `changed`: those of the main object, or the compass's. */
+static int emit_properties(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed,
+                           const char *path, const char *interface) {
     sd_bus_message *m = NULL;
-    int r = sd_bus_message_new_signal(bus, &m, SENSOR_PROXY_PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    int r = sd_bus_message_new_signal(bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
     if (r < 0) return r;
     if ((r = sd_bus_message_set_destination(m, destination)) < 0) goto out;
-    if ((r = sd_bus_message_append(m, "s", SENSOR_PROXY_INTERFACE)) < 0) goto out;
+    if ((r = sd_bus_message_append(m, "s", interface)) < 0) goto out;
     if ((r = sd_bus_message_open_container(m, 'a', "{sv}")) < 0) goto out;
     APPEND_IF(ORIENTD_SP_CHANGED_HAS_ACCELEROMETER, "HasAccelerometer", "b", object->has_accelerometer)
     APPEND_IF(ORIENTD_SP_CHANGED_ORIENTATION, "AccelerometerOrientation", "s", object->accelerometer_orientation)
@@ -133,21 +136,6 @@ static int emit_main(sd_bus *bus, const orientd_sp_object *object, const char *d
     APPEND_IF(ORIENTD_SP_CHANGED_LIGHT_LEVEL, "LightLevel", "d", object->light_level)
     APPEND_IF(ORIENTD_SP_CHANGED_HAS_PROXIMITY, "HasProximity", "b", object->has_proximity)
     APPEND_IF(ORIENTD_SP_CHANGED_PROXIMITY_NEAR, "ProximityNear", "b", object->proximity_near)
-    if ((r = sd_bus_message_close_container(m)) < 0) goto out;
-    if ((r = sd_bus_message_append(m, "as", 0)) < 0) goto out;
-    r = sd_bus_send(bus, m, NULL);
-out:
-    sd_bus_message_unref(m);
-    return r < 0 ? r : 0;
-}
-
-static int emit_compass(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
-    sd_bus_message *m = NULL;
-    int r = sd_bus_message_new_signal(bus, &m, COMPASS_PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged");
-    if (r < 0) return r;
-    if ((r = sd_bus_message_set_destination(m, destination)) < 0) goto out;
-    if ((r = sd_bus_message_append(m, "s", COMPASS_INTERFACE)) < 0) goto out;
-    if ((r = sd_bus_message_open_container(m, 'a', "{sv}")) < 0) goto out;
     APPEND_IF(ORIENTD_SP_CHANGED_HAS_COMPASS, "HasCompass", "b", object->has_compass)
     APPEND_IF(ORIENTD_SP_CHANGED_COMPASS_HEADING, "CompassHeading", "d", object->compass_heading)
     if ((r = sd_bus_message_close_container(m)) < 0) goto out;
@@ -161,8 +149,8 @@ out:
 int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
     const int compass = ORIENTD_SP_CHANGED_HAS_COMPASS | ORIENTD_SP_CHANGED_COMPASS_HEADING;
     int r = 0;
-    if (changed & ~compass) r = emit_main(bus, object, destination, changed & ~compass);
-    if (r >= 0 && (changed & compass)) r = emit_compass(bus, object, destination, changed & compass);
+    if (changed & ~compass) r = emit_properties(bus, object, destination, changed & ~compass, SENSOR_PROXY_PATH, SENSOR_PROXY_INTERFACE);
+    if (r >= 0 && (changed & compass)) r = emit_properties(bus, object, destination, changed & compass, COMPASS_PATH, COMPASS_INTERFACE);
     return r;
 }
 
