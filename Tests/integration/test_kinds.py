@@ -144,11 +144,20 @@ class Kinds(KindsCase):
         with open(record, "w") as handle:
             handle.write("@DEV /dev/input/event9\nEVIOCGSW(0) 8 0008000000000000\n")
         self.bed.bed.load_ioctl("/dev/input/event9", record)
-        daemon = self.serve()
+        daemon, bus = self.serve_on_the_bus()
+        self.assertEqual((bus.get("HasProximity"), bus.get("ProximityNear")), (True, False), "nothing read before a claim")
         client = self.client("proximity")
         event = client.next_event(lambda e: e["topic"] == "proximity")
         # EVIOCGSW's answer (umockdev's ioctl record is fixed, so later events re-read the same state).
         self.assertEqual((event["to"], event["state"]["proximity"]["sensor"]), ("near", "input:/dev/input/event9"))
+        bus.call("ClaimProximity")
+        self.assertTrue(bus.get("ProximityNear"))
+        # The device vanishes while claimed: said once, absent on both front ends.
+        self.bed.remove("/sys/devices/platform/prox/input/input9/event9")
+        event = client.next_event(lambda e: e["topic"] == "proximity")
+        self.assertEqual((event["from"], event["to"], event["state"]["proximity"]), ("near", None, None))
+        bus.wait_for(lambda b: any(c.get("HasProximity") is False for c in b.changes), what="HasProximity false")
+        daemon.wait_for(lambda d: d.stderr_contains("input:/dev/input/event9 (Proximity) was removed"), what="the removal")
 
     def test_both_front_ends_and_claims_per_kind(self):
         bus = PrivateSystemBus()
