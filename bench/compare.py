@@ -953,5 +953,10 @@ def write_section(marker, heading, section):
 if __name__ == "__main__" and len(sys.argv) == 1:
     report()
     convertibles_section()
+    import kinds  # light and proximity (bench/kinds.py)
+    kinds.kinds_section()
 elif __name__ == "__main__" and sys.argv[1:] == ["convertibles"]:
     convertibles_section()
+elif __name__ == "__main__" and sys.argv[1:] == ["kinds"]:
+    import kinds
+    kinds.kinds_section()
