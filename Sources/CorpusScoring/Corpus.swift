@@ -61,6 +61,37 @@ public struct CorpusTrace: Sendable {
     public func score(configuration: DetectorConfiguration = DetectorConfiguration()) -> TraceScore {
         CorpusScorer.score(events: replay(configuration: configuration).map { ($0.time, $0.to) }, labels: labels)
     }
+
+    /// Runs the pipeline over the trace as a sensor read at a ``SamplingPace`` would deliver it: the
+    /// first sample at or after each due time, the next due one interval of the pace in force later
+    /// (the trace's own rate stands for the fast one). Returns the changes and how many samples were
+    /// read, for the trade-off between rest rate and latency.
+    public func replayPaced(_ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration())
+        -> (changes: [OrientationChange], samplesRead: Int) {
+        var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
+        var paceSettings = settings
+        paceSettings.fastRate = rateHz
+        var pace = SamplingPace(settings: paceSettings)
+        var changes: [OrientationChange] = []
+        var due = -Double.infinity
+        var read = 0
+        // Half a trace period of slack: a sample due "now" is the one the sensor has ready.
+        let slack = 0.5 / rateHz
+        for sample in samples where sample.time >= due - slack {
+            read += 1
+            if let change = pipeline.process(time: sample.time, reading: sample.reading) { changes.append(change) }
+            _ = pace.observe(mountMatrix.apply(sample.reading), at: sample.time, detectorSettled: pipeline.detector.isSettled)
+            due = sample.time + pace.interval
+        }
+        return (changes, read)
+    }
+
+    /// Replays at a pace and scores; also the share of the trace's samples that were read.
+    public func scorePaced(_ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration())
+        -> (score: TraceScore, readFraction: Double) {
+        let (changes, read) = replayPaced(settings, configuration: configuration)
+        return (CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: labels), Double(read) / Double(max(samples.count, 1)))
+    }
 }
 
 public struct CorpusError: Error, CustomStringConvertible {

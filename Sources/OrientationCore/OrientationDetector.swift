@@ -72,6 +72,11 @@ public struct OrientationDetector: Sendable {
     /// Times the filter was re-primed after a gap or a backwards timestamp.
     public private(set) var reprimeCount = 0
 
+    /// Nothing is on its way: primed, no candidate waiting to settle, no acceleration being waited
+    /// out. A sampler may slow down only then (``SamplingPace``): a decision in progress needs every
+    /// sample.
+    public var isSettled: Bool { primed && slowCandidate == nil && lastSampleTime >= acceleratingUntil }
+
     // Precomputed thresholds (sines and cosines), so the per-sample path needs few trigonometric calls.
     private let sinFaceEnter: Double
     private let sinFaceExit: Double
