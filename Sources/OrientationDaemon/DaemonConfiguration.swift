@@ -24,6 +24,19 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var supportedOrientations: InterfaceOrientationMask = .all
     public var lockedAtStart = false
     public var detector = DetectorConfiguration()
+    /// `[sensor] rest-rate` and `motion-margin`: a polled sensor is read at the rest rate while the
+    /// device rests (``SamplingPace``); a rest rate of 0 reads at the configured rate always.
+    public var restRate = SamplingPace.Settings().restRate
+    /// In g (``SamplingPace/Settings/motionMargin`` is in m/s²).
+    public var motionMargin = SamplingPace.Settings().motionMargin / 9.81
+
+    /// The pace's settings, or nil when adaptive pacing is off (a rest rate of 0). The fast rate is
+    /// the sensor's own (the acquisition reads at it whenever the pace is not at rest), and a rest
+    /// rate above it changes nothing.
+    public func samplingPace() -> SamplingPace.Settings? {
+        guard restRate > 0 else { return nil }
+        return SamplingPace.Settings(restRate: restRate, motionMargin: motionMargin * detector.gravity)
+    }
     /// Whether to serve net.hadess.SensorProxy on the system bus.
     public var dbusMode = DBusMode.auto
     /// Ask polkit about every D-Bus claim (`net.hadess.SensorProxy.claim-sensor`), as

@@ -92,6 +92,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
                 if let gravity = detected.gravity { hub.gravityScaleLearned(gravity) }
                 if hinged.isNews { hub.hingeChanged(hinged) }
                 if let tilt = detected.tilt { hub.sensorProxy?.tiltChanged(tilt) }
+                if let pace = detected.pace { hub.paceChanged(pace) }
                 firstEventSeen.yield()
                 firstEventSeen.finish()
             }

@@ -262,6 +262,14 @@ extension DaemonSetting {
         }, at: \.sensor.rate, help: "Sampling rate to ask the device for, in Hz; the nearest rate it offers is used."),
         DaemonSetting("sensor", "acquisition", option: "acquisition", valueName: "mode", .choice("mode"), at: \.sensor.acquisition,
                       help: "How to read an IIO device: auto (buffered capture when it has a trigger, else polling), poll, buffer."),
+        DaemonSetting("sensor", "rest-rate", option: "rest-rate", valueName: "hz", .number("a number of Hz ≥ 0 (0: always the rate)") { rate in
+            rate >= 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
+        }, at: \.daemon.restRate,
+            help: "While the device rests, a polled sensor is read this often instead of at the rate; the first reading that moves brings the rate back at once. 0 reads at the rate always."),
+        DaemonSetting("sensor", "motion-margin", option: "motion-margin", valueName: "g", .number("a number of g in (0, 1]") { margin in
+            margin > 0 && margin <= 1 ? nil : "\(margin) is out of range"
+        }, at: \.daemon.motionMargin,
+            help: "How far a reading may depart from the resting gravity, in g, and still be rest (0.1 g is about 6° of tilt)."),
     ] + DetectorConfiguration.parameters.map(DaemonSetting.init(detector:)) + [
         DaemonSetting("session", "idiom", option: "idiom", valueName: "idiom", .choice("idiom"), at: \.daemon.idiom,
                       help: "The system session's idiom: phone or pad (pads may show portraitUpsideDown; the lock keeps the current orientation)."),

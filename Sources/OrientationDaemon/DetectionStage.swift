@@ -12,7 +12,11 @@ final class DetectionStage: Sendable {
     /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
     /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
     /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
-    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?)>
+    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?)>
+    /// The pace's settings (nil: read at the rate always) and where its decisions go: the source's
+    /// read interval, set from here on the sensor's thread.
+    private let paceSettings: SamplingPace.Settings?
+    private let readPace: ReadPace?
 
     /// What one event decided: a device-orientation change, a new screen tilt (for D-Bus's
     /// `AccelerometerTilt`), a new gravity scale learned at rest, any or none.
@@ -20,13 +24,17 @@ final class DetectionStage: Sendable {
         var change: OrientationChange?
         var tilt: ScreenTilt?
         var gravity: GravityScaleLearner.Measurement?
+        /// The sensor is now read at this pace.
+        var pace: SamplingPace.Pace?
 
         /// Whether the hub needs to hear of it.
-        var isNews: Bool { change != nil || tilt != nil || gravity != nil }
+        var isNews: Bool { change != nil || tilt != nil || gravity != nil || pace != nil }
     }
 
-    init(configuration: DetectorConfiguration) {
-        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil))
+    init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
+        paceSettings = readPace == nil ? nil : pace
+        self.readPace = readPace
+        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil, paceSettings.map(SamplingPace.init)))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -39,15 +47,20 @@ final class DetectionStage: Sendable {
                 let before = pipeline.orientation.gravityScale.factor
                 let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
                 let scale = pipeline.orientation.gravityScale
-                let tilt = pipeline.tilt.process(pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading))
-                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil)
+                let display = pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading)
+                let tilt = pipeline.tilt.process(display)
+                let pace = pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                if let pace { readPace?.set(pace == .rest ? pipeline.pace?.interval : nil) }
+                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace)
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
                 pipeline.sensor = description.identifier
             case .unavailable, .ended:
                 pipeline = (OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
-                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier(), nil)
+                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier(), nil,
+                            paceSettings.map(SamplingPace.init))
+                readPace?.set(nil)
             case .fault, .recovered:
                 break
             }
@@ -57,7 +70,17 @@ final class DetectionStage: Sendable {
 
     /// New detector parameters: detection starts afresh with the same mount matrix.
     func restart(configuration: DetectorConfiguration) {
-        pipeline.withLockedValue { $0.orientation = OrientationPipeline(mountMatrix: $0.orientation.mountMatrix, configuration: configuration) }
+        pipeline.withLockedValue {
+            $0.orientation = OrientationPipeline(mountMatrix: $0.orientation.mountMatrix, configuration: configuration)
+            $0.pace = paceSettings.map(SamplingPace.init)
+        }
+        readPace?.set(nil)
+    }
+
+    /// Sampling starts afresh (a claim after none): fast until the device is seen at rest again.
+    func samplingStarts() {
+        pipeline.withLockedValue { $0.pace = paceSettings.map(SamplingPace.init) }
+        readPace?.set(nil)
     }
 
     /// No sample since the detector's timeout: the orientation may become unknown.

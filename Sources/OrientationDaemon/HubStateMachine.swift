@@ -454,6 +454,7 @@ struct HubStateMachine {
         if new.socketPath != configuration.socketPath { restart.append("socket path") }
         if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
+        if new.restRate != configuration.restRate || new.motionMargin != configuration.motionMargin { restart.append("rest rate and motion margin") }
         if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath { restart.append("tablet-mode switch") }
         if new.supportedOrientations != configuration.supportedOrientations {
             // The app-wide mask cannot change through resolver actions: a new system session takes

@@ -57,7 +57,7 @@ public final class OrientationHub: @unchecked Sendable {
         self.baseSource = baseSource
         self.hingeAngleSensor = hingeAngleSensor
         self.serverName = serverName
-        detection = DetectionStage(configuration: configuration.detector)
+        detection = DetectionStage(configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace)
         let convertible = baseSource != nil || hingeAngleSensor != nil
         hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
         machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
@@ -171,6 +171,13 @@ public final class OrientationHub: @unchecked Sendable {
         }
         // The bus's Has* properties follow presence, which no claim-free topic carries.
         sensorProxy?.refresh()
+    }
+
+    /// The detection stage changed the pace the sensor is read at (``SamplingPace``).
+    func paceChanged(_ pace: SamplingPace.Pace) {
+        eventLoop.preconditionInEventLoop()
+        let rest = configuration.samplingPace().map { "\(SamplingFrequencyChoice.text($0.restRate)) Hz" } ?? "-"
+        sensorLogger.debug(pace == .rest ? "the device rests: read at \(rest)" : "the device moves: read at the sampling rate")
     }
 
     /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings
@@ -301,6 +308,7 @@ public final class OrientationHub: @unchecked Sendable {
         for action in actions {
             switch action {
             case .startSampling(.display):
+                detection.samplingStarts()
                 source.startSampling()
                 logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(machine.claims)"])
                 silenceTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] _ in

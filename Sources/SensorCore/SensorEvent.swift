@@ -169,9 +169,14 @@ public protocol AccelerometerSource: AnyObject, Sendable {
     func stopSampling()
     /// Stops everything, releases the device and finishes ``events``.
     func shutdown()
+    /// How often a polled sensor is read now (nil: its configured rate); the mock sources, which
+    /// play recorded time, have none.
+    var readPace: ReadPace? { get }
 }
 
 extension AccelerometerSource {
+    public var readPace: ReadPace? { nil }
+
     /// Every event of the source's life as a stream; finishes after ``shutdown()``.
     public var events: AsyncStream<SensorEvent> { outlet.events }
 

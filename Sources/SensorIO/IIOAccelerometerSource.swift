@@ -21,6 +21,8 @@ extension IIOAcquisition: AccelerometerAcquisition {}
 /// local or remote) or an ``InputAccelerometerAcquisition`` (evdev).
 public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Sendable {
     public let outlet = SensorEventOutlet()
+    /// The read interval in force, kept across acquisitions (polling only).
+    public let readPace: ReadPace? = ReadPace()
     private let configuration: SensorConfiguration
     private let queue: DispatchQueue
     public static let retryInterval = 1.0
@@ -199,7 +201,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             let opened: any AccelerometerAcquisition
             if current.candidate.interface == .input {
                 opened = try InputAccelerometerAcquisition(candidate: current.candidate, description: current.description,
-                                                           configuration: configuration, emit: emit, ended: ended)
+                                                           configuration: configuration, pace: readPace, emit: emit, ended: ended)
             } else {
                 let context: IIOContext
                 if case .network(let host) = configuration.specification {
@@ -208,7 +210,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
                     context = try IIOContext.local()
                 }
                 opened = try IIOAcquisition(context: context, deviceID: current.candidate.deviceID, description: current.description,
-                                            configuration: configuration, mode: mode, emit: emit, ended: ended)
+                                            configuration: configuration, mode: mode, pace: readPace, emit: emit, ended: ended)
             }
             acquisition = opened
             if opened.description != current.description {

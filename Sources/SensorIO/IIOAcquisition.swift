@@ -29,6 +29,8 @@ final class IIOAcquisition: @unchecked Sendable {
     private let rawReaders: [RawReader]
     private let mode: AcquisitionMode
     private let pollPeriod: Double
+    /// A longer interval while the device rests (polling only: a buffer is paced by its trigger).
+    private let pace: ReadPace?
     private let fallbackAllowed: Bool
     private let isRemote: Bool
     private let emit: @Sendable (SensorEvent) -> Void
@@ -43,7 +45,7 @@ final class IIOAcquisition: @unchecked Sendable {
     /// Opens `deviceID` in `context` and starts sampling. `ended` is called (on the worker thread)
     /// only when the acquisition ends by itself, not after ``stop()``.
     init(context: IIOContext, deviceID: String, description: SensorDescription, configuration: SensorConfiguration,
-         mode: AcquisitionMode, emit: @escaping @Sendable (SensorEvent) -> Void,
+         mode: AcquisitionMode, pace: ReadPace? = nil, emit: @escaping @Sendable (SensorEvent) -> Void,
          ended: @escaping @Sendable (Ending) -> Void) throws(IIOError) {
         guard let device = context.device(deviceID) else { throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV) }
         let channels = ["accel_x", "accel_y", "accel_z"].compactMap(device.inputChannel)
@@ -52,6 +54,7 @@ final class IIOAcquisition: @unchecked Sendable {
         self.channels = channels
         self.mode = mode
         self.emit = emit
+        self.pace = mode == .poll ? pace : nil
         isRemote = context.uri.hasPrefix("ip:")
         rawReaders = channels.map { channel in
             guard context.uri == "local:", let file = channel.attributeFileName("raw") else { return .libiio(channel) }
@@ -98,6 +101,7 @@ final class IIOAcquisition: @unchecked Sendable {
         wakeup.signal()
         thread?.join()
         thread = nil
+        pace?.attach(nil)
     }
 
     private var stopping: Bool { control.withLockedValue { $0.stopping } }
@@ -201,14 +205,18 @@ final class IIOAcquisition: @unchecked Sendable {
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
-        var next = MonotonicClock.now()
+        var schedule = PollSchedule(period: pollPeriod, pace: pace, start: MonotonicClock.now())
+        pace?.attach { [wakeup] in wakeup.signal() }
         var failingSince: Double?
         while !stopping {
             let now = MonotonicClock.now()
-            if next > now {
-                if wakeup.wait(timeout: next - now) == .woken { continue }
+            if schedule.due > now {
+                if wakeup.wait(timeout: schedule.due - now) == .woken {
+                    schedule.paceShortened()
+                    continue
+                }
             }
-            next = max(next + pollPeriod, MonotonicClock.now() - pollPeriod)  // no catch-up bursts
+            schedule.reading(at: MonotonicClock.now())
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }

@@ -23,6 +23,8 @@ struct DaemonOptions: ParsableArguments {
 
     @OptionGroup var sensorOptions: SensorOptions
     @OptionGroup var detector: DetectorOptions
+    @Option(name: .customLong("rest-rate"), help: SettingHelp.of("rest-rate")) var restRate: String?
+    @Option(name: .customLong("motion-margin"), help: SettingHelp.of("motion-margin")) var motionMargin: String?
 
     @Option(name: .customLong("socket"), help: SettingHelp.of("socket")) var socket: String?
     @Option(name: .customLong("socket-mode"), help: SettingHelp.of("socket-mode")) var socketMode: String?
@@ -59,7 +61,7 @@ struct DaemonOptions: ParsableArguments {
             try SettingHelp.apply([("socket", environment)], to: &settings)
         }
         try SettingHelp.apply(sensorOptions.given + [
-            ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
+            ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
             ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
             ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix), ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),

@@ -51,7 +51,7 @@ struct ConfigurationFileTests {
     /// A value other than the default for every setting, as the file writes it.
     static let everyKey: [String: String] = [
         "[sensor] sensor": "\"ip:tablet\"", "[sensor] mount-matrix": "\"-1, 0, 0; 0, -1, 0; 0, 0, 1\"", "[sensor] rate": "100",
-        "[sensor] acquisition": "\"buffer\"", "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
+        "[sensor] acquisition": "\"buffer\"", "[sensor] rest-rate": "1.5", "[sensor] motion-margin": "0.2", "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
         "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"", "[socket] group": "\"video\"",
         "[access] control-group": "\"wheel\"", "[clients] max": "7", "[clients] stall-timeout": "3", "[clients] claim-linger": "0",
         "[dbus] mode": "\"off\"", "[dbus] polkit": "false", "[log] level": "\"debug\"",

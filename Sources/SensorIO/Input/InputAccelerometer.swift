@@ -87,13 +87,14 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
     private let descriptor: Int32
     private let device: String
     private let pollPeriod: Double
+    private let pace: ReadPace?
     private let emit: @Sendable (SensorEvent) -> Void
     private let wakeup = Wakeup()
     /// A pthread lock, as IIOAcquisition's (ThreadSanitizer sees it).
     private let stopping = NIOLockedValueBox(false)
     private var thread: WorkerThread?
 
-    init(candidate: AccelerometerCandidate, description: SensorDescription, configuration: SensorConfiguration,
+    init(candidate: AccelerometerCandidate, description: SensorDescription, configuration: SensorConfiguration, pace: ReadPace? = nil,
          emit: @escaping @Sendable (SensorEvent) -> Void, ended: @escaping @Sendable (IIOAcquisition.Ending) -> Void) throws(IIOError) {
         guard let node = candidate.deviceNode else { throw IIOError("open(\(candidate.deviceID))", code: ENODEV) }
         let descriptor = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -109,6 +110,7 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
         device = candidate.deviceID
         self.emit = emit
         pollPeriod = 1 / configuration.rate
+        self.pace = pace
         var description = description
         description.acquisition = .poll
         description.scale = axes.scale.map { Optional($0) }
@@ -124,6 +126,7 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
         wakeup.signal()
         thread?.join()
         thread = nil
+        pace?.attach(nil)
         close(descriptor)
     }
 
@@ -131,13 +134,16 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device)
         var watchEvents = true
-        var next = MonotonicClock.now()
+        var schedule = PollSchedule(period: pollPeriod, pace: pace, start: MonotonicClock.now())
+        pace?.attach { [wakeup] in wakeup.signal() }
         var discard = [UInt8](repeating: 0, count: 64 * orientd_input_event_size())
         while !stopping.withLockedValue({ $0 }) {
             let now = MonotonicClock.now()
-            if next > now {
-                switch wakeup.wait(timeout: next - now, other: watchEvents ? descriptor : nil) {
-                case .woken: continue
+            if schedule.due > now {
+                switch wakeup.wait(timeout: schedule.due - now, other: watchEvents ? descriptor : nil) {
+                case .woken:
+                    schedule.paceShortened()
+                    continue
                 case .readable:
                     let count = discard.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                     if count < 0, errno == ENODEV { return .deviceGone("\(device): \(Errno.name(ENODEV))") }
@@ -146,7 +152,7 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
                 case .timedOut: break
                 }
             }
-            next = max(next + pollPeriod, MonotonicClock.now() - pollPeriod)  // no catch-up bursts
+            schedule.reading(at: MonotonicClock.now())
             let axes: InputAxes
             do {
                 axes = try InputAxes.read(descriptor: descriptor)

@@ -1,0 +1,34 @@
+import NIOConcurrencyHelpers
+
+/// How often a polled accelerometer is read now: its configured rate, or a longer interval while
+/// the device rests (``OrientationCore/SamplingPace``, decided by the daemon's detection stage).
+///
+/// Set on the detection stage's thread (which is the sensor's own: it runs inside the sample's
+/// delivery) and read by the acquisition's loop before each wait; a shorter interval wakes a wait
+/// in progress, so motion seen at rest brings the next reading at the fast rate, not after the slow
+/// interval. One per source, kept across acquisitions, so a reopened sensor starts at the pace in
+/// force.
+public final class ReadPace: @unchecked Sendable {
+    /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
+    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?)>((nil, nil))
+
+    public init() {}
+
+    /// Seconds between readings, or nil for the configured rate.
+    public var interval: Double? { state.withLockedValue { $0.interval } }
+
+    public func set(_ interval: Double?) {
+        let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
+            guard state.interval != interval else { return nil }
+            let shorter = (interval ?? 0) < (state.interval ?? 0)
+            state.interval = interval
+            return shorter ? state.wake : nil
+        }
+        wake?()
+    }
+
+    /// The running acquisition's wake-up; nil when it ends.
+    public func attach(_ wake: (@Sendable () -> Void)?) {
+        state.withLockedValue { $0.wake = wake }
+    }
+}

@@ -1,0 +1,77 @@
+"""Adaptive pacing under umockdev: at rest the daemon reads the accelerometer at the rest rate, the
+first reading that moves brings the sampling rate back, and --rest-rate 0 reads at the rate
+always. How often the simulated attribute is read is counted with inotify (IN_ACCESS)."""
+import ctypes
+import os
+import select
+import struct
+import tempfile
+import time
+
+from daemon import Client
+from testbed import TestbedCase
+
+IN_ACCESS = 0x1
+
+
+class ReadCounter:
+    """Counts read(2)s of one file by any process (inotify IN_ACCESS)."""
+
+    def __init__(self, path):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS) >= 0
+
+    def count(self, seconds):
+        """Reads of the file during the next `seconds` (a measurement window, not a synchronisation)."""
+        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
+        reads, deadline = 0, time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            if select.select([self.fd], [], [], remaining)[0]:
+                data = os.read(self.fd, 65536)
+                reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+        return reads
+
+    def close(self):
+        os.close(self.fd)
+
+
+class Pace(TestbedCase):
+    def serve(self, *args):
+        directory = tempfile.mkdtemp(prefix="orientd-pace-")
+        socket_path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--base-sensor", "none",
+                            "--log-level", "debug", *args)
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(socket_path)
+        self.addCleanup(client.close)
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        return daemon, client
+
+    def counter(self, path):
+        counter = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_accel_y_raw"))
+        self.addCleanup(counter.close)
+        return counter
+
+    def test_at_rest_the_rest_rate_and_motion_brings_the_rate_back(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
+        counter = self.counter(path)
+        daemon, client = self.serve()
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 2 Hz"), what="rest")
+        reads = counter.count(2.0)
+        self.assertLessEqual(reads, 7, "2 Hz at rest (25 Hz would read about 50 times)")
+        self.assertGreaterEqual(reads, 2)
+        # A turn: the first reading that moves brings the rate back, and the turn is decided.
+        self.bed.set_raw(path, 1000, 0, 0)
+        daemon.wait_for(lambda d: d.stderr_contains("the device moves: read at the sampling rate"), what="motion")
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        self.assertEqual(sum("the device moves" in line for line in daemon.stderr_lines), 1)
+
+    def test_rest_rate_0_reads_at_the_rate_always(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
+        counter = self.counter(path)
+        daemon, client = self.serve("--rest-rate", "0")
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.assertGreaterEqual(counter.count(1.0), 12, "25 Hz")
+        self.assertFalse(daemon.stderr_contains("the device rests"))
