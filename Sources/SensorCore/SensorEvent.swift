@@ -49,6 +49,10 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     /// for `list-sensors`: far from 9.81 at rest means a wrong or missing scale, which the daemon
     /// corrects from gravity at rest (``GravityScaleLearner``).
     public var readingMagnitude: Double?
+    /// What the kernel offers besides polling that could let the CPU sleep at rest: IIO motion
+    /// events (`events/in_accel_mag_rising_en`, `…thresh_rising_en`) and a hardware FIFO
+    /// (`buffer/hwfifo_watermark_max`), as sysfs lists them; not used yet (docs/sensors.md).
+    public var powerFeatures: [String] = []
 
     public init(identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown, locationOrigin: String = "default",
                 sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity, mountMatrixOrigin: MountMatrixOrigin = .identity,

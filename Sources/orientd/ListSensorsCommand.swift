@@ -134,6 +134,17 @@ struct ListSensorsCommand: AsyncParsableCommand {
             if let mode = description.acquisition {
                 row("acquisition", mode.rawValue + (description.trigger.map { " (trigger \($0))" } ?? "") + (description.hasBuffer ? "" : ", no buffer"))
             }
+            switch description.acquisition {
+            case .poll?:
+                row("pacing", "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (2 Hz) at rest")
+            case .buffer?:
+                row("pacing", "the buffer, paced by its trigger at the sampling rate (not adaptive)")
+            case .auto?, nil:
+                break
+            }
+            if !description.powerFeatures.isEmpty {
+                row("hardware", description.powerFeatures.joined(separator: ", ") + " (not used yet: adaptive polling instead)")
+            }
             let frequency = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
             row("sampling", frequency + (description.availableFrequencies.map { " (available: \($0))" } ?? ""))
             if let scale = description.scale {

@@ -9,7 +9,7 @@ import tempfile
 import time
 
 from daemon import Client
-from testbed import TestbedCase
+from testbed import TestbedCase, orientd
 
 IN_ACCESS = 0x1
 
@@ -75,3 +75,12 @@ class Pace(TestbedCase):
         client.next_event(lambda e: e["state"]["device"] == "portrait")
         self.assertGreaterEqual(counter.count(1.0), 12, "25 Hz")
         self.assertFalse(daemon.stderr_contains("the device rests"))
+
+    def test_list_sensors_says_the_pacing_and_the_hardware_that_could_help(self):
+        self.bed.add_accelerometer(0, attributes={"events/in_accel_mag_rising_en": "0", "buffer/hwfifo_watermark_max": "32"})
+        (sensor,) = self.list_sensors()["sensors"]
+        self.assertEqual(sensor["powerFeatures"], ["events/in_accel_mag_rising_en", "buffer/hwfifo_watermark_max"])
+        self.bed.add_accelerometer(1, buffered=True, trigger="bmi160-dev1")
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("pacing        adaptive polling: the sampling rate while the device moves", text)
+        self.assertIn("pacing        the buffer, paced by its trigger at the sampling rate (not adaptive)", text)
