@@ -97,6 +97,9 @@ struct HubStateMachine {
     var baseClaims: Int { topicClaims.reduce(0) { $0 + ($1.key.needsBaseSensor ? $1.value : 0) } }
     /// The sensors sampling now.
     private(set) var sampling: Set<SampledSensor> = []
+    /// The display sensor's sampling rate (Hz), and the rest rate while the device rests.
+    private var sensorRate: Double?
+    private var restRate: Double?
     var isSampling: Bool { sampling.contains(.display) }
     /// Whether a base sensor is read (a convertible, or one configured): without it the base is
     /// never asked to sample.
@@ -267,7 +270,10 @@ struct HubStateMachine {
         for role in SampledSensor.allCases where wanted.contains(role) && !sampling.contains(role) {
             sampling.insert(role)
             output.append(.startSampling(role))
-            if role == .display { updateSensorStatus(at: time) }
+            if role == .display {
+                restRate = nil  // the detection stage starts at the fast pace
+                updateSensorStatus(at: time)
+            }
         }
         let unneeded = !sampling.isSubset(of: wanted)
         if unneeded, !stopScheduled {
@@ -295,11 +301,20 @@ struct HubStateMachine {
     // MARK: - The sensor
 
     /// A sensor was found (or replaced by another).
-    mutating func sensorAvailable(name: String, at time: Double) -> [HubAction] {
+    /// `rate`: the sensor's sampling rate in Hz, when it reports one.
+    mutating func sensorAvailable(name: String, rate: Double? = nil, at time: Double) -> [HubAction] {
         sensorPresent = true
         state.sensorName = name
+        sensorRate = rate
         updateSensorStatus(at: time)
         return takeOutput()
+    }
+
+    /// The pace the sensor is read at changed (``SamplingPace``): the state's `rate` follows, without
+    /// an event (clients read it with `get`).
+    mutating func paceChanged(restRate: Double?) {
+        self.restRate = restRate
+        updateRate()
     }
 
     /// The sensor is gone (removed, unreachable, or its input ended): detection starts afresh with
@@ -386,7 +401,12 @@ struct HubStateMachine {
         return takeOutput()
     }
 
+    private mutating func updateRate() {
+        state.rate = !isSampling || !sensorPresent ? nil : restRate.map { min($0, sensorRate ?? $0) } ?? sensorRate
+    }
+
     private mutating func updateSensorStatus(at time: Double) {
+        updateRate()
         let status: SensorStatus = !sensorPresent ? .absent : !activeFaults.isEmpty ? .failed : isSampling ? .active : .idle
         guard status != state.sensor else { return }
         let from = state.sensor

@@ -121,7 +121,7 @@ public final class OrientationHub: @unchecked Sendable {
             }
             sensorMatrix = description.mountMatrix
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
-            perform(machine.sensorAvailable(name: description.identifier, at: now))
+            perform(machine.sensorAvailable(name: description.identifier, rate: description.samplingFrequency, at: now))
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             perform(machine.sensorLost(at: now))
@@ -176,8 +176,9 @@ public final class OrientationHub: @unchecked Sendable {
     /// The detection stage changed the pace the sensor is read at (``SamplingPace``).
     func paceChanged(_ pace: SamplingPace.Pace) {
         eventLoop.preconditionInEventLoop()
-        let rest = configuration.samplingPace().map { "\(SamplingFrequencyChoice.text($0.restRate)) Hz" } ?? "-"
-        sensorLogger.debug(pace == .rest ? "the device rests: read at \(rest)" : "the device moves: read at the sampling rate")
+        let restRate = pace == .rest ? configuration.samplingPace()?.restRate : nil
+        machine.paceChanged(restRate: restRate)
+        sensorLogger.debug(restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" } ?? "the device moves: read at the sampling rate")
     }
 
     /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings

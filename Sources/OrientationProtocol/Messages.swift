@@ -31,6 +31,9 @@ public struct DaemonState: Sendable, Hashable {
     public var mode: DeviceMode?
     /// The sensors of other kinds that are present (ambient light, proximity, compass).
     public var kinds: [SensorKind: KindSensorState] = [:]
+    /// Hz at which the accelerometer is read now: its sampling rate, or the rest rate while the
+    /// device rests; nil while it is not read (or a mock sensor plays recorded time).
+    public var rate: Double?
 
     public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
                 locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil, mode: DeviceMode? = nil) {
@@ -54,6 +57,7 @@ public struct DaemonState: Sendable, Hashable {
             ("dbus", dbus.map { .string($0) } ?? .null),
             ("hinge", hinge.map { .number($0) } ?? .null),
             ("mode", mode.map { .string($0.rawValue) } ?? .null),
+            ("rate", rate.map { .number($0) } ?? .null),
         ] + SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) })
     }
 
@@ -67,6 +71,7 @@ public struct DaemonState: Sendable, Hashable {
         dbus = try reader.optional("dbus")?.string()
         hinge = try reader.optional("hinge")?.number()
         mode = try reader.optional("mode")?.enumeration(DeviceMode.self)
+        rate = try reader.optional("rate")?.number()
         for kind in SensorKind.allCases {
             if let member = try reader.optional(kind.stateKey) { kinds[kind] = try kind.state(json: member) }
         }

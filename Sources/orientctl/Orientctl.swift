@@ -77,7 +77,8 @@ func rejection(_ error: any Error) -> ExitCode {
 
 func describe(_ state: DaemonState) -> String {
     var lines = ["device: \(state.device)", "interface: \(state.interface)",
-                 "sensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")", "locked: \(state.locked ? "yes" : "no")"]
+                 "sensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")"
+                     + (state.rate.map { ", read at \(($0 * 10).rounded() / 10) Hz" } ?? ""), "locked: \(state.locked ? "yes" : "no")"]
     // A convertible's fields only where there is a convertible's value.
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
     if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }

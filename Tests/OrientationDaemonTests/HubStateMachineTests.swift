@@ -358,4 +358,24 @@ struct HubStateMachineTests {
         _ = hub.disconnect(a)
         #expect(hub.disconnect(a).isEmpty, "a second disconnect is nothing")
     }
+
+    @Test("the state's rate: the sensor's while sampling, the rest rate while the device rests, null when not read")
+    func rate() throws {
+        var hub = Self.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", rate: 25, at: 0)
+        #expect(hub.state.rate == nil, "not read before a claim")
+        let client = try Self.connect(&hub)
+        _ = try Self.ok(&hub, .subscribe([.device]), from: client)
+        #expect(hub.state.rate == 25)
+        hub.paceChanged(restRate: 2)
+        #expect(hub.state.rate == 2)
+        hub.paceChanged(restRate: nil)
+        #expect(hub.state.rate == 25)
+        hub.paceChanged(restRate: 2)
+        _ = try Self.ok(&hub, .unsubscribe([.device]), from: client)
+        _ = hub.scheduledStopDue(at: 5)
+        #expect(hub.state.rate == nil)
+        _ = try Self.ok(&hub, .subscribe([.device]), from: client, at: 6)
+        #expect(hub.state.rate == 25, "a new claim starts at the sampling rate")
+    }
 }

@@ -50,7 +50,7 @@ class Protocol(DaemonCase):
         self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
         self.assertTrue(hello["server"].startswith("orientd "))
         self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode",
-                                                 "light", "proximity", "heading"})
+                                                 "rate", "light", "proximity", "heading"})
         self.assertEqual(hello["state"]["device"], "unknown")
         self.assertEqual(hello["state"]["sensor"], "idle")
         self.assertEqual(client.request("get")["state"], hello["state"])

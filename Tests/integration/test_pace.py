@@ -59,6 +59,7 @@ class Pace(TestbedCase):
         daemon, client = self.serve()
         client.next_event(lambda e: e["state"]["device"] == "portrait")
         daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 2 Hz"), what="rest")
+        self.assertEqual(client.request("get")["state"]["rate"], 2, "the rate in force, for clients")
         reads = counter.count(2.0)
         self.assertLessEqual(reads, 7, "2 Hz at rest (25 Hz would read about 50 times)")
         self.assertGreaterEqual(reads, 2)
@@ -67,6 +68,7 @@ class Pace(TestbedCase):
         daemon.wait_for(lambda d: d.stderr_contains("the device moves: read at the sampling rate"), what="motion")
         client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
         self.assertEqual(sum("the device moves" in line for line in daemon.stderr_lines), 1)
+        self.assertIn(client.request("get")["state"]["rate"], (25, 2), "the sampling rate, or rest again already")
 
     def test_rest_rate_0_reads_at_the_rate_always(self):
         path = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
@@ -74,6 +76,7 @@ class Pace(TestbedCase):
         daemon, client = self.serve("--rest-rate", "0")
         client.next_event(lambda e: e["state"]["device"] == "portrait")
         self.assertGreaterEqual(counter.count(1.0), 12, "25 Hz")
+        self.assertEqual(client.request("get")["state"]["rate"], 25)
         self.assertFalse(daemon.stderr_contains("the device rests"))
 
     def test_list_sensors_says_the_pacing_and_the_hardware_that_could_help(self):
