@@ -77,6 +77,10 @@ public struct OrientationDetector: Sendable {
     /// sample.
     public var isSettled: Bool { primed && slowCandidate == nil && lastSampleTime >= acceleratingUntil }
 
+    /// When the orientation becomes unknown if no sample arrives before (nil: nothing to forget), so
+    /// a caller's timer can wait for exactly that moment instead of checking at a fixed period.
+    public var silenceDeadline: Double? { primed ? lastSampleTime + configuration.silenceTimeout : nil }
+
     // Precomputed thresholds (sines and cosines), so the per-sample path needs few trigonometric calls.
     private let sinFaceEnter: Double
     private let sinFaceExit: Double

@@ -83,6 +83,11 @@ final class DetectionStage: Sendable {
         readPace?.set(nil)
     }
 
+    /// When the orientation becomes unknown without a sample before (nil: nothing to forget).
+    var silenceDeadline: Double? {
+        pipeline.withLockedValue { $0.orientation.detector.silenceDeadline }
+    }
+
     /// No sample since the detector's timeout: the orientation may become unknown.
     func advance(to time: Double) -> OrientationChange? {
         pipeline.withLockedValue { $0.orientation.advance(to: time) }

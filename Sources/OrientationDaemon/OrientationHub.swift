@@ -41,7 +41,7 @@ public final class OrientationHub: @unchecked Sendable {
     /// libinput's tablet-mode switch, on a convertible.
     var tabletModeReporter: TabletModeReporter?
     private var stopTask: Scheduled<Void>?
-    private var silenceTask: RepeatedTask?
+    private var silenceTask: Scheduled<Void>?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
     private var faultLog = FaultLogLimiter()
     private var baseFaultLog = FaultLogLimiter()
@@ -261,6 +261,23 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
+    /// Waits for the moment the sensor would have been silent for the detector's timeout, checks,
+    /// and waits again: a timer at the detector's deadline rather than a fixed period, so that a
+    /// device at rest is not woken twice a second for nothing. While a convertible's base is read,
+    /// the hinge's shorter staleness wants the half-second check.
+    private func armSilenceCheck() {
+        silenceTask?.cancel()
+        silenceTask = nil
+        guard machine.isSampling else { return }
+        let now = MonotonicClock.now()
+        let delay = machine.sampling.contains(.base) ? 0.5
+            : max((detection.silenceDeadline ?? now + configuration.detector.silenceTimeout) - now, 0.05)
+        silenceTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in
+            self?.checkSilence()
+            self?.armSilenceCheck()
+        }
+    }
+
     /// The sensor has been silent for the detector's timeout: the orientation becomes unknown (and
     /// the hinge angle, a while sooner).
     private func checkSilence() {
@@ -312,13 +329,12 @@ public final class OrientationHub: @unchecked Sendable {
                 detection.samplingStarts()
                 source.startSampling()
                 logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(machine.claims)"])
-                silenceTask = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(500), delay: .milliseconds(500)) { [weak self] _ in
-                    self?.checkSilence()
-                }
+                armSilenceCheck()
             case .startSampling(.base):
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
+                armSilenceCheck()  // the hinge's staleness is checked every half second
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
                     guard let self else { return }
