@@ -162,6 +162,9 @@ final class AttributePoller: KindReader {
     private var timer: (any DispatchSourceTimer)?
     private var faults = FaultTracker()
     private var proximity: ProximityHysteresis?
+    /// The last reading passed on: the same value again is no news, and passing it on would wake
+    /// the daemon's event loop at every poll of a sensor that does not change.
+    private var lastReading: SensorReading?
 
     init(path: String, conversion: AttributeConversion, interval: Double, device: String, queue: DispatchQueue,
          emit: @escaping @Sendable (KindSensorEvent) -> Void) {
@@ -196,6 +199,8 @@ final class AttributePoller: KindReader {
         switch Self.convert(text, conversion, proximity: &proximity) {
         case .success(let reading):
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
+            guard reading != lastReading else { return }
+            lastReading = reading
             emit(.reading(reading, time: MonotonicClock.now()))
         case .failure(let problem):
             if faults.fault(.badValue) { emit(.fault(SensorFault(kind: .badValue, device: device, detail: "\(attribute) \(problem)"))) }
