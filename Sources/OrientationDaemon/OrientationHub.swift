@@ -299,6 +299,7 @@ public final class OrientationHub: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         if new.detector != configuration.detector {
             detection.restart(configuration: new.detector)
+            machine.paceChanged(restRate: nil)  // the pace starts fast again with the detector
             logger.notice("detector parameters changed: detection starts afresh")
         }
         if new.hinge != configuration.hinge, let hinge {
