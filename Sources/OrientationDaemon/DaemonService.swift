@@ -129,10 +129,9 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
                 logger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
             }
         }
-        let timeout = Task {
-            try? await Task.sleep(for: .seconds(2))
-            firstEventSeen.finish()
-        }
+        // A loop timer, not Task.sleep: that sleeps on a libdispatch global-queue worker, whose
+        // first run starts libdispatch's 1 Hz monitor for good (see Orientd.main).
+        let timeout = loop.scheduleTask(in: .seconds(2)) { firstEventSeen.finish() }
         for await _ in firstEvent { break }
         timeout.cancel()
         raiseDescriptorLimit(clients: configuration.maximumClients)

@@ -252,7 +252,9 @@ public final class OrientationHub: @unchecked Sendable {
                     sensorLogger.debug("hinge angle known again")
                 }
                 // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
+                let wasKnown = state.hinge != nil
                 perform(machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now))
+                if !wasKnown, state.hinge != nil { armSilenceCheck() }  // its staleness wants the half-second check
             case .mode(let mode):
                 sensorLogger.info("mode \(mode.rawValue)", metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
                 perform(machine.modeDetected(mode, at: now))
@@ -263,14 +265,15 @@ public final class OrientationHub: @unchecked Sendable {
 
     /// Waits for the moment the sensor would have been silent for the detector's timeout, checks,
     /// and waits again: a timer at the detector's deadline rather than a fixed period, so that a
-    /// device at rest is not woken twice a second for nothing. While a convertible's base is read,
-    /// the hinge's shorter staleness wants the half-second check.
+    /// device at rest is not woken twice a second for nothing. While a convertible's hinge angle is
+    /// known, its shorter staleness wants the half-second check (a device with one accelerometer
+    /// has a base source too, which never finds a sensor and never makes an angle).
     private func armSilenceCheck() {
         silenceTask?.cancel()
         silenceTask = nil
         guard machine.isSampling else { return }
         let now = MonotonicClock.now()
-        let delay = machine.sampling.contains(.base) ? 0.5
+        let delay = machine.sampling.contains(.base) && state.hinge != nil ? 0.5
             : max((detection.silenceDeadline ?? now + configuration.detector.silenceTimeout) - now, 0.05)
         silenceTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in
             self?.checkSilence()

@@ -1,4 +1,6 @@
 import ArgumentParser
+import NIOCore
+import NIOPosix
 import OrientationCore
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +35,13 @@ struct Orientd: AsyncParsableCommand {
 
     /// Ignores SIGPIPE before anything runs: a peer that goes away (iiod, a client, a pipe reader)
     /// must give an EPIPE error to handle, not kill the process.
+    ///
+    /// Swift Concurrency's jobs run on NIO's event loops, not on libdispatch's global queues: the
+    /// first global-queue worker starts libdispatch's workqueue monitor, a 1 Hz timer that never
+    /// stops, and would wake a daemon at rest once a second for nothing (docs/sensors.md, power).
     static func main() async {
+        NIOSingletons.groupLoopCountSuggestion = 1  // one thread for those jobs, asleep at rest
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()

@@ -87,3 +87,32 @@ class Pace(TestbedCase):
         text = orientd(self.bed, "list-sensors").stdout
         self.assertIn("pacing        adaptive polling: the sampling rate while the device moves", text)
         self.assertIn("pacing        the buffer, paced by its trigger at the sampling rate (not adaptive)", text)
+
+    def test_at_rest_nothing_but_the_poll_and_the_silence_deadline_wakes_the_daemon(self):
+        """No periodic timer besides the poll and the detector's deadline: libdispatch's 1 Hz
+        workqueue monitor (started by the first global-queue job) and a fixed-period silence check
+        each woke the daemon at rest for nothing."""
+        self.bed.add_accelerometer(0, raw=(0, -1000, 0))
+        daemon, client = self.serve()
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
+
+        def switches():
+            counts = {}
+            for task in os.listdir(f"/proc/{daemon.process.pid}/task"):
+                try:
+                    with open(f"/proc/{daemon.process.pid}/task/{task}/comm") as handle:
+                        name = handle.read().strip()
+                    with open(f"/proc/{daemon.process.pid}/task/{task}/status") as handle:
+                        fields = dict(line.split(":\t") for line in handle.read().splitlines() if ":\t" in line)
+                    counts[(task, name)] = int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+                except FileNotFoundError:
+                    pass  # a thread that ended meanwhile
+            return counts
+        before = switches()
+        time.sleep(4)  # a measurement window, not a synchronisation
+        after = switches()
+        woken = {key[1]: after[key] - before.get(key, 0) for key in after if after[key] - before.get(key, 0) > 0}
+        others = {name: count for name, count in woken.items() if name != "orientd-poll" and not name.startswith("NIO-ELT")}
+        self.assertEqual(others, {}, f"threads woken at rest besides the poll and the event loop: {woken}")
+        self.assertLessEqual(sum(count for name, count in woken.items() if name.startswith("NIO-ELT")), 4, woken)
