@@ -22,6 +22,9 @@ struct orientd_peer_credentials {
     gid_t gid;
 };
 
+/* sys/timerfd.h: the detector's silence alarm, re-armed by the sensor's thread without waking anyone. */
+#include <sys/timerfd.h>
+
 /* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
 #include <sys/epoll.h>
 

@@ -86,6 +86,7 @@ public final class OrientationDaemonService: Service, @unchecked Sendable {
             // On the sensor's thread: decide here, and wake the loop only when there is news.
             let detected = detection.observe(event)
             let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()
+            if let deadline = detected.silenceDeadline { hub.silenceDeadlineMoved(to: deadline) }
             if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
                 hub.handle(event, detected: detected.change)

@@ -26,6 +26,8 @@ final class DetectionStage: Sendable {
         var gravity: GravityScaleLearner.Measurement?
         /// The sensor is now read at this pace.
         var pace: SamplingPace.Pace?
+        /// After a sample: when the orientation becomes unknown if no other sample comes.
+        var silenceDeadline: Double?
 
         /// Whether the hub needs to hear of it.
         var isNews: Bool { change != nil || tilt != nil || gravity != nil || pace != nil }
@@ -51,7 +53,8 @@ final class DetectionStage: Sendable {
                 let tilt = pipeline.tilt.process(display)
                 let pace = pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
                 if let pace { readPace?.set(pace == .rest ? pipeline.pace?.interval : nil) }
-                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace)
+                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace,
+                                 silenceDeadline: pipeline.orientation.detector.silenceDeadline)
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }

@@ -41,7 +41,10 @@ public final class OrientationHub: @unchecked Sendable {
     /// libinput's tablet-mode switch, on a convertible.
     var tabletModeReporter: TabletModeReporter?
     private var stopTask: Scheduled<Void>?
-    private var silenceTask: Scheduled<Void>?
+    /// Goes off when the display sensor has been silent for the detector's timeout (see
+    /// ``armSilenceAlarm()``); set at the end of `init`, then never changed.
+    private(set) var silenceAlarm: MonotonicAlarm!
+    private var hingeCheckTask: Scheduled<Void>?
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
     private var faultLog = FaultLogLimiter()
     private var baseFaultLog = FaultLogLimiter()
@@ -61,6 +64,10 @@ public final class OrientationHub: @unchecked Sendable {
         let convertible = baseSource != nil || hingeAngleSensor != nil
         hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
         machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
+        silenceAlarm = MonotonicAlarm(name: "orientd-silence") { [weak self] in
+            guard let self else { return }
+            eventLoop.execute { self.silenceAlarmRang() }
+        }
         if let error = machine.systemSessionLaunchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
         }
@@ -254,7 +261,7 @@ public final class OrientationHub: @unchecked Sendable {
                 // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
                 let wasKnown = state.hinge != nil
                 perform(machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now))
-                if !wasKnown, state.hinge != nil { armSilenceCheck() }  // its staleness wants the half-second check
+                if !wasKnown, state.hinge != nil { armHingeCheck() }
             case .mode(let mode):
                 sensorLogger.info("mode \(mode.rawValue)", metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
                 perform(machine.modeDetected(mode, at: now))
@@ -263,30 +270,41 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
-    /// Waits for the moment the sensor would have been silent for the detector's timeout, checks,
-    /// and waits again: a timer at the detector's deadline rather than a fixed period, so that a
-    /// device at rest is not woken twice a second for nothing. While a convertible's hinge angle is
-    /// known, its shorter staleness wants the half-second check (a device with one accelerometer
-    /// has a base source too, which never finds a sensor and never makes an angle).
-    private func armSilenceCheck() {
-        silenceTask?.cancel()
-        silenceTask = nil
-        guard machine.isSampling else { return }
-        let now = MonotonicClock.now()
-        let delay = machine.sampling.contains(.base) && state.hinge != nil ? 0.5
-            : max((detection.silenceDeadline ?? now + configuration.detector.silenceTimeout) - now, 0.05)
-        silenceTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in
-            self?.checkSilence()
-            self?.armSilenceCheck()
-        }
+    /// Sets the silence alarm at the detector's deadline (the last sample plus its timeout, or a
+    /// timeout from now before the first): the sensor's thread moves it on with every sample
+    /// (``silenceDeadlineMoved(to:)``), so it goes off only when the sensor really falls silent and
+    /// a device at rest is woken by nothing but its reads.
+    private func armSilenceAlarm() {
+        guard machine.isSampling else { return silenceAlarm.cancel() }
+        silenceAlarm.set(at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.silenceTimeout)
     }
 
-    /// The sensor has been silent for the detector's timeout: the orientation becomes unknown (and
-    /// the hinge angle, a while sooner).
-    private func checkSilence() {
+    /// A display sample moved the detector's deadline (on the sensor's thread).
+    func silenceDeadlineMoved(to deadline: Double) {
+        silenceAlarm.set(at: deadline)
+    }
+
+    /// The silence alarm went off: the orientation may become unknown; the alarm waits again.
+    private func silenceAlarmRang() {
+        eventLoop.preconditionInEventLoop()
+        guard machine.isSampling else { return }
         let now = MonotonicClock.now()
         if let change = detection.advance(to: now) { perform(machine.deviceDetected(change.to, at: now)) }
-        if let hinge { hingeChanged(hinge.advance(to: now), at: now) }
+        armSilenceAlarm()
+    }
+
+    /// While a convertible's hinge angle is known, its staleness (shorter than the detector's
+    /// silence) is checked every half second; a device with one accelerometer has a base source
+    /// too, which never finds a sensor and never makes an angle, and is not checked.
+    private func armHingeCheck() {
+        hingeCheckTask?.cancel()
+        hingeCheckTask = nil
+        guard machine.isSampling, machine.sampling.contains(.base), state.hinge != nil else { return }
+        hingeCheckTask = eventLoop.scheduleTask(in: .milliseconds(500)) { [weak self] in
+            guard let self, let hinge else { return }
+            hingeChanged(hinge.advance(to: MonotonicClock.now()))
+            armHingeCheck()
+        }
     }
 
     /// What became of net.hadess.SensorProxy (``SensorProxyService``).
@@ -319,7 +337,8 @@ public final class OrientationHub: @unchecked Sendable {
     /// closed, at most `linger` later.
     func closeAll(reason: String, linger: TimeAmount = .seconds(1)) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        silenceTask?.cancel()
+        silenceAlarm.stop()
+        hingeCheckTask?.cancel()
         stopTask?.cancel()
         return socket.closeAll(reason: reason, linger: linger)
     }
@@ -333,12 +352,13 @@ public final class OrientationHub: @unchecked Sendable {
                 detection.samplingStarts()
                 source.startSampling()
                 logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(machine.claims)"])
-                armSilenceCheck()
+                armSilenceAlarm()
+                armHingeCheck()
             case .startSampling(.base):
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
-                armSilenceCheck()  // the hinge's staleness is checked every half second
+                armHingeCheck()
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
                     guard let self else { return }
@@ -350,8 +370,9 @@ public final class OrientationHub: @unchecked Sendable {
                 stopTask = nil
             case .stopSampling(.display):
                 source.stopSampling()
-                silenceTask?.cancel()
-                silenceTask = nil
+                silenceAlarm.cancel()
+                hingeCheckTask?.cancel()
+                hingeCheckTask = nil
                 logger.info("no claims left: sampling stops")
                 if let hinge { hingeChanged(hinge.forget(.display)) }
             case .stopSampling(.base):

@@ -92,3 +92,61 @@ public final class Wakeup: @unchecked Sendable {
         }
     }
 }
+
+/// A one-shot alarm on CLOCK_MONOTONIC that any thread may move without waking anyone: a timerfd
+/// watched by a thread of its own, which sleeps until the alarm goes off.
+///
+/// Why a timerfd and not an event-loop timer: the detector's silence deadline moves forward with
+/// every sample. An event-loop timer moved from the sensor's thread wakes the loop each time (or, set
+/// lazily, fires at the old deadline only to be set again), which at rest was a third of the
+/// daemon's wake-ups; `timerfd_settime` from the sensor's thread wakes nobody, and the watcher runs
+/// only when the deadline really passes.
+public final class MonotonicAlarm: @unchecked Sendable {
+    private let timer: Int32
+    private let stopper = Wakeup()
+    private var watcher: WorkerThread?
+
+    /// Starts the watcher; `rang` runs on it each time the alarm goes off (set it again from there
+    /// or from anywhere).
+    public init(name: String, rang: @escaping @Sendable () -> Void) {
+        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        precondition(timer >= 0, "timerfd_create failed: \(errno)")
+        let timer = timer, stopper = stopper
+        watcher = WorkerThread(name: name) {
+            while stopper.wait(timeout: nil, other: timer) == .readable {
+                var expirations: UInt64 = 0
+                guard read(timer, &expirations, 8) == 8 else { continue }  // EAGAIN: set again meanwhile
+                rang()
+            }
+        }
+    }
+
+    deinit {
+        stop()
+        close(timer)
+    }
+
+    /// Goes off at `time` (monotonic seconds; at once if it has passed), instead of any earlier
+    /// setting.
+    public func set(at time: Double) {
+        let seconds = max(time, 1e-9)  // 0 would disarm
+        var setting = itimerspec()
+        setting.it_value.tv_sec = Int(seconds.rounded(.down))
+        setting.it_value.tv_nsec = max(1, Int((seconds - seconds.rounded(.down)) * 1e9))
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+    }
+
+    /// Does not go off until set again.
+    public func cancel() {
+        var setting = itimerspec()
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+    }
+
+    /// Ends the watcher (returns after any `rang` in progress). Further settings do nothing.
+    public func stop() {
+        cancel()
+        stopper.signal()
+        watcher?.join()
+        watcher = nil
+    }
+}

@@ -73,6 +73,20 @@ class Protocol(DaemonCase):
         self.assertEqual(interface["state"]["interface"], "landscapeRight")
         self.assertGreater(seen[2]["time"], 0)
 
+    def test_a_sensor_that_falls_silent_makes_the_orientation_unknown_after_the_timeout(self):
+        """The silence alarm: a timer the sensor's thread moves on with every sample, which goes off
+        only when no sample came for the detector's silence timeout (2 s)."""
+        client = self.daemon.client()
+        client.request("subscribe", topics=["device"])
+        self.daemon.pose("landscapeLeft", samples=20)
+        client.next_event(lambda e: e["topic"] == "device" and e["to"] == "landscapeLeft")
+        last_sample = self.daemon.start + self.daemon.last_t
+        unknown = client.next_event(lambda e: e["topic"] == "device", timeout=8)
+        self.assertEqual(unknown["to"], "unknown")
+        self.assertGreaterEqual(time.monotonic() - last_sample, 1.9, "not before the timeout")
+        self.daemon.pose("portrait")
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "device", timeout=8)["to"], "portrait")
+
     def test_claims_open_and_close_the_sensor_nestably(self):
         watcher = self.daemon.client()
         watcher.request("subscribe", topics=["sensor"])  # the sensor topic alone claims nothing

@@ -88,10 +88,10 @@ class Pace(TestbedCase):
         self.assertIn("pacing        adaptive polling: the sampling rate while the device moves", text)
         self.assertIn("pacing        the buffer, paced by its trigger at the sampling rate (not adaptive)", text)
 
-    def test_at_rest_nothing_but_the_poll_and_the_silence_deadline_wakes_the_daemon(self):
-        """No periodic timer besides the poll and the detector's deadline: libdispatch's 1 Hz
-        workqueue monitor (started by the first global-queue job) and a fixed-period silence check
-        each woke the daemon at rest for nothing."""
+    def test_at_rest_nothing_but_the_poll_wakes_the_daemon(self):
+        """No periodic timer besides the poll: libdispatch's 1 Hz workqueue monitor (started by the
+        first global-queue job), a fixed-period silence check, and then a silence check at the
+        detector's deadline (which every sample moves) each woke the daemon at rest for nothing."""
         self.bed.add_accelerometer(0, raw=(0, -1000, 0))
         daemon, client = self.serve()
         client.next_event(lambda e: e["state"]["device"] == "portrait")
@@ -110,9 +110,11 @@ class Pace(TestbedCase):
                     pass  # a thread that ended meanwhile
             return counts
         before = switches()
-        time.sleep(4)  # a measurement window, not a synchronisation
+        time.sleep(6)  # a measurement window, not a synchronisation
         after = switches()
         woken = {key[1]: after[key] - before.get(key, 0) for key in after if after[key] - before.get(key, 0) > 0}
-        others = {name: count for name, count in woken.items() if name != "orientd-poll" and not name.startswith("NIO-ELT")}
-        self.assertEqual(others, {}, f"threads woken at rest besides the poll and the event loop: {woken}")
-        self.assertLessEqual(sum(count for name, count in woken.items() if name.startswith("NIO-ELT")), 4, woken)
+        others = {name: count for name, count in woken.items() if name != "orientd-poll"}
+        # At most the state's new rate going out (to the client, and systemd's status a second later);
+        # a silence check at the detector's deadline woke the event loop every 1.5 s.
+        self.assertLessEqual(sum(others.values()), 2, f"threads woken at rest besides the poll: {woken}")
+        self.assertLessEqual(woken.get("orientd-poll", 0), 6 * 2 + 2, f"the poll at 2 Hz: {woken}")
