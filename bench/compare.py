@@ -955,8 +955,13 @@ if __name__ == "__main__" and len(sys.argv) == 1:
     convertibles_section()
     import kinds  # light and proximity (bench/kinds.py)
     kinds.kinds_section()
+    import power  # adaptive pacing (bench/power.py)
+    power.power_section()
 elif __name__ == "__main__" and sys.argv[1:] == ["convertibles"]:
     convertibles_section()
 elif __name__ == "__main__" and sys.argv[1:] == ["kinds"]:
     import kinds
     kinds.kinds_section()
+elif __name__ == "__main__" and sys.argv[1:] == ["power"]:
+    import power
+    power.power_section()
