@@ -25,6 +25,14 @@ struct orientd_peer_credentials {
 /* sys/timerfd.h: the detector's silence alarm, re-armed by the sensor's thread without waking anyone. */
 #include <sys/timerfd.h>
 
+/* IIO_GET_EVENT_FD_IOCTL (linux/iio/events.h) on an IIO device's node: *descriptor receives a new
+ * descriptor that yields struct iio_event_data records. Returns 0, or -1 with errno set. */
+#include <sys/ioctl.h>
+#include <linux/iio/events.h>
+static inline int orientd_iio_event_descriptor(int node, int *descriptor) {
+    return ioctl(node, IIO_GET_EVENT_FD_IOCTL, descriptor);
+}
+
 /* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
 #include <sys/epoll.h>
 

@@ -153,6 +153,14 @@ public struct OrientationDetector: Sendable {
         return decide(at: time)
     }
 
+    /// The last reading is known to have stood until `time`: a motion interrupt armed while the
+    /// device rested did not fire. The detector takes it as if that reading had repeated until
+    /// then, so the next sample is neither a gap to re-prime after nor the end of a silence.
+    public mutating func hold(until time: Double) {
+        guard primed, time > lastSampleTime else { return }
+        lastSampleTime = time
+    }
+
     /// Tells the detector that time has passed without samples (the caller's timer).
     ///
     /// Returns the change to `unknown` once nothing has arrived for `silenceTimeout`; the change is

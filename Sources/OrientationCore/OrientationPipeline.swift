@@ -31,6 +31,11 @@ public struct OrientationPipeline: Sendable {
         gravityScale.restart(forgetFactor: true)
     }
 
+    /// The last reading stood until `time`; see ``OrientationDetector/hold(until:)``.
+    public mutating func hold(until time: Double) {
+        detector.hold(until: time)
+    }
+
     /// Lets time pass without samples; see ``OrientationDetector/advance(to:)``.
     public mutating func advance(to time: Double) -> OrientationChange? {
         detector.advance(to: time)

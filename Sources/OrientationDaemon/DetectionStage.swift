@@ -12,7 +12,7 @@ final class DetectionStage: Sendable {
     /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
     /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
     /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
-    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?)>
+    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?, onMotionEvents: Bool)>
     /// The pace's settings (nil: read at the rate always) and where its decisions go: the source's
     /// read interval, set from here on the sensor's thread.
     private let paceSettings: SamplingPace.Settings?
@@ -36,7 +36,7 @@ final class DetectionStage: Sendable {
     init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
         paceSettings = readPace == nil ? nil : pace
         self.readPace = readPace
-        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil, paceSettings.map(SamplingPace.init)))
+        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil, paceSettings.map(SamplingPace.init), false))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -46,15 +46,25 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
+                if pipeline.onMotionEvents, let fast = pipeline.pace?.settings.fastRate {
+                    // No interrupt since the last reading: it stood until just before this one.
+                    pipeline.orientation.hold(until: sample.time - 1 / fast)
+                }
                 let before = pipeline.orientation.gravityScale.factor
                 let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading)
                 let tilt = pipeline.tilt.process(display)
-                let pace = pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
-                if let pace { readPace?.set(pace == .rest ? pipeline.pace?.interval : nil) }
+                var pace = pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                if pace == nil, pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
+                    pace = .rest  // the interrupt failed: the device rests on polling now
+                }
+                if let pace {
+                    pipeline.onMotionEvents = pace == .rest && readPace?.restsOnMotionEvents == true
+                    readPace?.set(pace == .fast ? nil : pipeline.onMotionEvents ? MotionEvents.checkInterval : pipeline.pace?.interval)
+                }
                 return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace,
-                                 silenceDeadline: pipeline.orientation.detector.silenceDeadline)
+                                 silenceDeadline: Self.silenceDeadline(pipeline))
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
@@ -62,7 +72,7 @@ final class DetectionStage: Sendable {
             case .unavailable, .ended:
                 pipeline = (OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
                                                 configuration: pipeline.orientation.detector.configuration), TiltClassifier(), nil,
-                            paceSettings.map(SamplingPace.init))
+                            paceSettings.map(SamplingPace.init), false)
                 readPace?.set(nil)
             case .fault, .recovered:
                 break
@@ -76,23 +86,39 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue {
             $0.orientation = OrientationPipeline(mountMatrix: $0.orientation.mountMatrix, configuration: configuration)
             $0.pace = paceSettings.map(SamplingPace.init)
+            $0.onMotionEvents = false
         }
         readPace?.set(nil)
     }
 
     /// Sampling starts afresh (a claim after none): fast until the device is seen at rest again.
     func samplingStarts() {
-        pipeline.withLockedValue { $0.pace = paceSettings.map(SamplingPace.init) }
+        pipeline.withLockedValue {
+            $0.pace = paceSettings.map(SamplingPace.init)
+            $0.onMotionEvents = false
+        }
         readPace?.set(nil)
+    }
+
+    /// The device rests on the sensor's motion interrupt: it is read only on motion and every
+    /// ``MotionEvents/checkInterval``.
+    var restsOnMotionEvents: Bool {
+        pipeline.withLockedValue { $0.onMotionEvents }
     }
 
     /// When the orientation becomes unknown without a sample before (nil: nothing to forget).
     var silenceDeadline: Double? {
-        pipeline.withLockedValue { $0.orientation.detector.silenceDeadline }
+        pipeline.withLockedValue { Self.silenceDeadline($0) }
+    }
+
+    /// The detector's deadline, later by the check interval while the device rests on the motion
+    /// interrupt (a reading is due only then).
+    private static func silenceDeadline(_ pipeline: (orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?, onMotionEvents: Bool)) -> Double? {
+        pipeline.orientation.detector.silenceDeadline.map { $0 + (pipeline.onMotionEvents ? MotionEvents.checkInterval : 0) }
     }
 
     /// No sample since the detector's timeout: the orientation may become unknown.
     func advance(to time: Double) -> OrientationChange? {
-        pipeline.withLockedValue { $0.orientation.advance(to: time) }
+        pipeline.withLockedValue { $0.orientation.advance(to: time - ($0.onMotionEvents ? MotionEvents.checkInterval : 0)) }
     }
 }

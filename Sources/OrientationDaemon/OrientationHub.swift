@@ -50,6 +50,8 @@ public final class OrientationHub: @unchecked Sendable {
     private var baseFaultLog = FaultLogLimiter()
     /// The display sensor's matrix last announced, to log a change of it (a hwdb entry installed).
     private var sensorMatrix: MountMatrix?
+    /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
+    private var sensorRestPacing: String?
 
     public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
                 baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil,
@@ -118,6 +120,12 @@ public final class OrientationHub: @unchecked Sendable {
                     "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
                     "sensor.selection": "\(description.selection ?? "")",
                 ])
+                if let pacing = description.restPacing { sensorLogger.info("at rest the sensor is read by \(pacing)", metadata: ["sensor.device": "\(description.identifier)"]) }
+            } else if description.restPacing != sensorRestPacing, let pacing = description.restPacing {
+                // The sensor opened (the first description came from discovery), or its motion
+                // interrupt failed.
+                let failed = sensorRestPacing != nil
+                sensorLogger.log(level: failed ? .warning : .info, "at rest the sensor is read by \(pacing)", metadata: ["sensor.device": "\(description.identifier)"])
             } else if let previous = sensorMatrix, previous != description.mountMatrix {
                 // The same sensor re-read after a udev change (a hwdb entry installed).
                 sensorLogger.info("mount matrix changed", metadata: [
@@ -127,6 +135,7 @@ public final class OrientationHub: @unchecked Sendable {
                 ])
             }
             sensorMatrix = description.mountMatrix
+            sensorRestPacing = description.restPacing
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             perform(machine.sensorAvailable(name: description.identifier, rate: description.samplingFrequency, at: now))
         case .unavailable(let reason):
@@ -183,9 +192,14 @@ public final class OrientationHub: @unchecked Sendable {
     /// The detection stage changed the pace the sensor is read at (``SamplingPace``).
     func paceChanged(_ pace: SamplingPace.Pace) {
         eventLoop.preconditionInEventLoop()
-        let restRate = pace == .rest ? configuration.samplingPace()?.restRate : nil
+        let onMotionEvents = pace == .rest && detection.restsOnMotionEvents
+        let restRate = pace != .rest ? nil : onMotionEvents ? 1 / MotionEvents.checkInterval : configuration.samplingPace()?.restRate
         machine.paceChanged(restRate: restRate)
-        sensorLogger.debug(restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" } ?? "the device moves: read at the sampling rate")
+        if onMotionEvents {
+            sensorLogger.debug("the device rests: read on the motion interrupt, and every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s")
+        } else {
+            sensorLogger.debug(restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" } ?? "the device moves: read at the sampling rate")
+        }
     }
 
     /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings

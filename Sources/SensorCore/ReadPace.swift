@@ -10,9 +10,16 @@ import NIOConcurrencyHelpers
 /// force.
 public final class ReadPace: @unchecked Sendable {
     /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
-    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?)>((nil, nil))
+    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool)>((nil, nil, false))
 
     public init() {}
+
+    /// The running acquisition sleeps at rest on the sensor's motion interrupt (``MotionEvents``),
+    /// so the rest interval may be ``MotionEvents/checkInterval``: motion wakes it sooner.
+    public var restsOnMotionEvents: Bool {
+        get { state.withLockedValue { $0.motionEvents } }
+        set { state.withLockedValue { $0.motionEvents = newValue } }
+    }
 
     /// Seconds between readings, or nil for the configured rate.
     public var interval: Double? { state.withLockedValue { $0.interval } }

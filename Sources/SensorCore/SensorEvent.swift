@@ -50,9 +50,12 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     /// corrects from gravity at rest (``GravityScaleLearner``).
     public var readingMagnitude: Double?
     /// What the kernel offers besides polling that could let the CPU sleep at rest: IIO motion
-    /// events (`events/in_accel_mag_rising_en`, `…thresh_rising_en`) and a hardware FIFO
-    /// (`buffer/hwfifo_watermark_max`), as sysfs lists them; not used yet (docs/sensors.md).
+    /// events (``MotionEvents``) and a hardware FIFO (`buffer/hwfifo_watermark_max`), as sysfs
+    /// lists them (docs/sensors.md).
     public var powerFeatures: [String] = []
+    /// How the running acquisition waits while the device rests, when it was opened (nil before):
+    /// on the motion interrupt, or polling at the rest rate and why.
+    public var restPacing: String?
 
     public init(identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown, locationOrigin: String = "default",
                 sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity, mountMatrixOrigin: MountMatrixOrigin = .identity,

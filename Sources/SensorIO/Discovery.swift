@@ -12,12 +12,9 @@ public enum AccelerometerDiscovery {
         try udev.devices(subsystem: "iio").compactMap(candidate) + udev.devices(subsystem: "input").compactMap(InputAccelerometerDiscovery.candidate)
     }
 
-    /// Motion-event and FIFO attributes that would let a sensor wake the CPU only on motion, or in
-    /// batches (listed by `list-sensors`; polling at the rest rate is used meanwhile).
-    static let powerFeatures = [
-        "events/in_accel_mag_rising_en", "events/in_accel_x&y&z_mag_rising_en", "events/in_accel_thresh_rising_en",
-        "events/in_accel_x_thresh_rising_en", "buffer/hwfifo_watermark_max", "buffer/hwfifo_enabled",
-    ]
+    /// Motion-event and FIFO attributes that let a sensor wake the CPU only on motion, or in
+    /// batches (listed by `list-sensors`; a polled sensor rests on the motion interrupt).
+    static let powerFeatures = MotionEvents.candidateEnables + ["buffer/hwfifo_watermark_max", "buffer/hwfifo_enabled"]
 
     /// The subsystems whose devices can be accelerometers, for hotplug.
     static let localSubsystems = ["iio", "input"]

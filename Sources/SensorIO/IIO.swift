@@ -50,6 +50,7 @@ public enum Errno {
         case EHOSTUNREACH: "EHOSTUNREACH"
         case ENETUNREACH: "ENETUNREACH"
         case ENOSYS: "ENOSYS"
+        case ENOTTY: "ENOTTY"
         default: "errno \(code)"
         }
     }

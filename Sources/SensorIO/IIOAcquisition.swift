@@ -29,7 +29,8 @@ final class IIOAcquisition: @unchecked Sendable {
     private let rawReaders: [RawReader]
     private let mode: AcquisitionMode
     private let pollPeriod: Double
-    /// A longer interval while the device rests (polling only: a buffer is paced by its trigger).
+    /// A longer interval while the device rests: polled, the sensor is read that much less often;
+    /// buffered, the buffer hands over batches that long (its trigger keeps the sampling rate).
     private let pace: ReadPace?
     private let fallbackAllowed: Bool
     private let isRemote: Bool
@@ -38,6 +39,9 @@ final class IIOAcquisition: @unchecked Sendable {
     /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
     private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
     private var thread: WorkerThread?
+    /// The sensor's motion interrupt, when it has one and the device is polled with a pace: the
+    /// poll loop sleeps on it at rest. Used by the worker thread only.
+    private var motionInterrupt: IIOMotionInterrupt?
 
     static let bufferSilenceTimeout: UInt32 = 2000  // ms
     static let lossTimeout = 3.0
@@ -54,7 +58,7 @@ final class IIOAcquisition: @unchecked Sendable {
         self.channels = channels
         self.mode = mode
         self.emit = emit
-        self.pace = mode == .poll ? pace : nil
+        self.pace = pace
         isRemote = context.uri.hasPrefix("ip:")
         rawReaders = channels.map { channel in
             guard context.uri == "local:", let file = channel.attributeFileName("raw") else { return .libiio(channel) }
@@ -71,6 +75,16 @@ final class IIOAcquisition: @unchecked Sendable {
         // faster than it measures only repeats values).
         let deviceRate = description.samplingFrequency.flatMap { $0 > 0 ? $0 : nil } ?? configuration.rate
         pollPeriod = 1 / min(configuration.rate, deviceRate)
+        if let pace = self.pace, mode == .poll, !isRemote {
+            do {
+                motionInterrupt = try IIOMotionInterrupt.arm(deviceID: deviceID, node: description.deviceNode ?? "/dev/\(deviceID)")
+                description.restPacing = motionInterrupt.map { "the motion interrupt (\($0.switches.enables.joined(separator: ", ")))" }
+                    ?? "polling at the rest rate (no motion interrupt in sysfs)"
+            } catch {
+                description.restPacing = "polling at the rest rate (the motion interrupt cannot be armed: \(error))"
+            }
+            pace.restsOnMotionEvents = motionInterrupt != nil
+        }
         self.description = description
 
         var buffer: IIOBuffer?
@@ -80,10 +94,12 @@ final class IIOAcquisition: @unchecked Sendable {
             (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(device: device, channels: channels, context: context, trigger: description.trigger)
         }
         control.withLockedValue { $0.buffer = buffer }
-        thread = WorkerThread(name: "orientd-\(mode.rawValue)") { [self, buffer, timestampChannel, monotonicTimestamps] in
+        let buffered = buffer != nil
+        buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
+        thread = WorkerThread(name: "orientd-\(mode.rawValue)") { [self, timestampChannel, monotonicTimestamps] in
             let ending: Ending?
-            if let buffer {
-                ending = runBuffered(buffer: buffer, timestamp: timestampChannel, monotonicTimestamps: monotonicTimestamps)
+            if buffered {
+                ending = runBuffered(timestamp: timestampChannel, monotonicTimestamps: monotonicTimestamps)
             } else {
                 ending = runPolling()
             }
@@ -102,6 +118,8 @@ final class IIOAcquisition: @unchecked Sendable {
         thread?.join()
         thread = nil
         pace?.attach(nil)
+        pace?.restsOnMotionEvents = false
+        motionInterrupt = nil
     }
 
     private var stopping: Bool { control.withLockedValue { $0.stopping } }
@@ -211,9 +229,26 @@ final class IIOAcquisition: @unchecked Sendable {
         while !stopping {
             let now = MonotonicClock.now()
             if schedule.due > now {
-                if wakeup.wait(timeout: schedule.due - now) == .woken {
+                // At rest the motion interrupt, when there is one, wakes the loop before the next
+                // (check) reading; what it reported while the device moved is forgotten first.
+                let interrupt = schedule.resting ? motionInterrupt : nil
+                if let interrupt, case .failed(let code) = interrupt.drain() {
+                    disarmMotionInterrupt(IIOError("read(\(device.id) events)", code: code), schedule: &schedule)
+                    continue
+                }
+                switch wakeup.wait(timeout: schedule.due - now, other: interrupt?.descriptor) {
+                case .woken:
                     schedule.paceShortened()
                     continue
+                case .readable:
+                    switch interrupt?.drain() {
+                    case .motion: schedule.readNow(at: MonotonicClock.now())
+                    case .failed(let code): disarmMotionInterrupt(IIOError("read(\(device.id) events)", code: code), schedule: &schedule)
+                    case .nothing, nil: break
+                    }
+                    continue
+                case .timedOut:
+                    break
                 }
             }
             schedule.reading(at: MonotonicClock.now())
@@ -253,18 +288,64 @@ final class IIOAcquisition: @unchecked Sendable {
         return nil
     }
 
+    /// The motion interrupt failed: at rest the sensor is polled at the rest rate from now on. The
+    /// description says so (the hub logs it once), and a reading is taken at once so that the
+    /// detection stage sees the change.
+    private func disarmMotionInterrupt(_ error: IIOError, schedule: inout PollSchedule) {
+        motionInterrupt = nil
+        pace?.restsOnMotionEvents = false
+        var changed = description
+        changed.restPacing = "polling at the rest rate (the motion interrupt failed: \(error))"
+        emit(.available(changed))
+        schedule.readNow(at: MonotonicClock.now())
+    }
+
     // MARK: - Buffered
 
-    private func runBuffered(buffer: IIOBuffer, timestamp: IIOChannel?, monotonicTimestamps: Bool) -> Ending? {
+    /// Samples per refill: one while the device moves, and at rest as many as the rest interval
+    /// holds (at most a second's, well within the refill's timeout), so the CPU wakes at the rest
+    /// rate and the kernel (and a hardware FIFO under `buffer/watermark`) keeps the samples between.
+    static func batchSize(restInterval: Double?, samplePeriod: Double) -> Int {
+        guard let restInterval, samplePeriod > 0 else { return 1 }
+        return max(1, Int((min(restInterval, 1) / samplePeriod).rounded(.down)))
+    }
+
+    /// Reads the buffer the control state holds (opened by `init` with one sample per refill).
+    private func runBuffered(timestamp: IIOChannel?, monotonicTimestamps: Bool) -> Ending? {
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
         var receivedAny = false
         var failingSince: Double?
+        var current = control.withLockedValue { $0.buffer }
+        var batch = 1
         while !stopping {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
+            let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: pollPeriod)
+            if wanted != batch || current == nil {
+                // The pace changed: a buffer of the new size, whose watermark libiio sets to it. The
+                // old one is destroyed first (the device's node has one opener at a time).
+                control.withLockedValue { $0.buffer = nil }
+                current = nil
+                do {
+                    let resized = try device.createBuffer(samples: wanted)
+                    let stopped = control.withLockedValue { state -> Bool in
+                        if !state.stopping { state.buffer = resized }
+                        return state.stopping
+                    }
+                    if stopped { break }
+                    current = resized
+                    batch = wanted
+                } catch {
+                    if error.meansDeviceGone { return .deviceGone(error.description) }
+                    if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: "buffer of \(wanted): \(error.errnoDescription)"))) }
+                    _ = wakeup.wait(timeout: 0.2)
+                    continue
+                }
+            }
+            guard let buffer = current else { continue }
             do {
                 _ = try buffer.refill()
             } catch {
@@ -299,7 +380,7 @@ final class IIOAcquisition: @unchecked Sendable {
                 if stamps.count == count {
                     time = monotonicTimestamps ? stamps[sample] : host - (stamps[count - 1] - stamps[sample])
                 } else {
-                    time = host
+                    time = host - Double(count - 1 - sample) * pollPeriod  // a batch's samples, at the sampling rate
                 }
                 readings.deliver(raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
                                  scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, faults: &faults, emit: emit)

@@ -26,6 +26,14 @@ struct PollSchedule {
         due = max(due + interval, now - interval)
     }
 
+    /// The sensor reported motion: the next reading is due now.
+    mutating func readNow(at now: Double) {
+        due = min(due, now)
+    }
+
+    /// Whether the wait ahead is a rest (longer than the configured period).
+    var resting: Bool { interval > period }
+
     /// The wait was woken: a shorter pace brings the next reading forward.
     mutating func paceShortened() {
         due = min(due, lastRead + interval)

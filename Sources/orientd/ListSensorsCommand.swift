@@ -135,15 +135,20 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 row("acquisition", mode.rawValue + (description.trigger.map { " (trigger \($0))" } ?? "") + (description.hasBuffer ? "" : ", no buffer"))
             }
             switch description.acquisition {
+            case .poll? where MotionEvents.switches(among: description.powerFeatures) != nil:
+                let enables = MotionEvents.switches(among: description.powerFeatures)?.enables.joined(separator: ", ") ?? ""
+                row("pacing", "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt (\(enables)), "
+                    + "with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s (polling at [sensor] rest-rate if it cannot be armed)")
             case .poll?:
                 row("pacing", "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (2 Hz) at rest")
             case .buffer?:
-                row("pacing", "the buffer, paced by its trigger at the sampling rate (not adaptive)")
+                row("pacing", "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of [sensor] rest-rate's "
+                    + "interval (buffer/watermark\(description.powerFeatures.contains("buffer/hwfifo_watermark_max") ? ", and the hardware FIFO" : ""))")
             case .auto?, nil:
                 break
             }
             if !description.powerFeatures.isEmpty {
-                row("hardware", description.powerFeatures.joined(separator: ", ") + " (not used yet: adaptive polling instead)")
+                row("hardware", description.powerFeatures.joined(separator: ", "))
             }
             let frequency = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
             row("sampling", frequency + (description.availableFrequencies.map { " (available: \($0))" } ?? ""))

@@ -151,6 +151,33 @@ struct DetectorTimingTests {
         #expect(short.detector.reprimeCount == 0)
     }
 
+    @Test("a reading held by a motion interrupt: the next sample after a long rest is no gap or silence, and a turn then is as quick as ever")
+    func heldReading() throws {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        let lastSample = simulator.time - 1 / simulator.rate
+        simulator.time += 30  // 30 s on the interrupt without a read
+        simulator.detector.hold(until: simulator.time - 1 / simulator.rate)
+        #expect(simulator.detector.silenceDeadline == simulator.time - 1 / simulator.rate + 2)
+        #expect(simulator.detector.advance(to: lastSample + 5) == nil, "no silence within the hold")
+        let turn = simulator.time
+        simulator.hold(.landscapeLeft, for: 1)
+        #expect(simulator.detector.reprimeCount == 0)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        let change = try #require(simulator.changes.last)
+        #expect(change.time - turn <= 0.121, "decided within the rest window, as without the rest")
+
+        var unheld = PoseSimulator()  // the same 30 s without the hold: a silence, then a fresh start
+        unheld.hold(.portrait, for: 1)
+        unheld.time += 30
+        unheld.hold(.landscapeLeft, for: 1)
+        #expect(unheld.reported == [.portrait, .unknown, .landscapeLeft])
+
+        var unprimed = OrientationDetector()  // nothing to hold before the first sample
+        unprimed.hold(until: 10)
+        #expect(unprimed.silenceDeadline == nil)
+    }
+
     @Test("after a gap one stale sample is outvoted by the fresh ones")
     func staleSampleAfterGap() {
         var simulator = PoseSimulator()

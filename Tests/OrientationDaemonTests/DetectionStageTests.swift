@@ -50,4 +50,39 @@ struct DetectionStageTests {
         stage.restart(configuration: DetectorConfiguration())
         #expect(hold(stage, upright, from: 1).map { "\($0.from)→\($0.to)" } == ["unknown→portrait"])
     }
+
+    @Test("a sensor with a motion interrupt rests on it: no reads but a check every 5 s, no silence, a turn after it decided as ever; a failed interrupt rests on polling")
+    func motionInterrupt() throws {
+        let readPace = ReadPace()
+        readPace.restsOnMotionEvents = true  // as an acquisition that armed the interrupt says
+        let stage = DetectionStage(configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        let upright = Vector3(0, -9.81, 0)
+        var time = 0.0
+        var rested: DetectionStage.Detection?
+        while rested == nil, time < 5 {
+            let detection = stage.observe(.sample(SensorSample(time: time, reading: upright)))
+            if detection.pace == .rest { rested = detection }
+            time += 0.04
+        }
+        let rest = try #require(rested)
+        #expect(readPace.interval == MotionEvents.checkInterval)
+        #expect(stage.restsOnMotionEvents)
+        #expect(rest.silenceDeadline.map { abs($0 - (time - 0.04 + 2 + MotionEvents.checkInterval)) < 1e-9 } == true, "the check read is due before any silence")
+        #expect(stage.advance(to: time + 4) == nil)
+        // 30 s later the interrupt fires: the turn is read at the fast rate and decided, with no unknown between.
+        let turn = time + 30
+        let changes = hold(stage, Vector3(9.81, 0, 0), from: turn)
+        #expect(changes.map(\.to) == [.landscapeRight])
+        #expect(try #require(changes.first).time - turn <= 0.121)
+        #expect(readPace.interval == nil || readPace.interval == MotionEvents.checkInterval, "fast, or at rest again")
+        // At rest again the interrupt fails: the next (check) reading rests on polling at the rest rate.
+        _ = hold(stage, Vector3(9.81, 0, 0), from: turn + 1, seconds: 1)
+        #expect(stage.restsOnMotionEvents)
+        readPace.restsOnMotionEvents = false
+        let after = stage.observe(.sample(SensorSample(time: turn + 7, reading: Vector3(9.81, 0, 0))))
+        #expect(after.pace == .rest)
+        #expect(after.change == nil)
+        #expect(!stage.restsOnMotionEvents)
+        #expect(readPace.interval == 0.5)
+    }
 }

@@ -6,10 +6,11 @@ import os
 import select
 import struct
 import tempfile
+import threading
 import time
 
 from daemon import Client
-from testbed import TestbedCase, orientd
+from testbed import TestbedCase, motion_event, orientd
 
 IN_ACCESS = 0x1
 
@@ -37,11 +38,11 @@ class ReadCounter:
 
 
 class Pace(TestbedCase):
-    def serve(self, *args):
+    def serve(self, *args, pass_fds=()):
         directory = tempfile.mkdtemp(prefix="orientd-pace-")
         socket_path = os.path.join(directory, "orientd.sock")
         daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--base-sensor", "none",
-                            "--log-level", "debug", *args)
+                            "--log-level", "debug", *args, pass_fds=pass_fds)
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
         client = Client(socket_path)
         self.addCleanup(client.close)
@@ -84,9 +85,13 @@ class Pace(TestbedCase):
         (sensor,) = self.list_sensors()["sensors"]
         self.assertEqual(sensor["powerFeatures"], ["events/in_accel_mag_rising_en", "buffer/hwfifo_watermark_max"])
         self.bed.add_accelerometer(1, buffered=True, trigger="bmi160-dev1")
+        self.bed.add_accelerometer(2)
         text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("pacing        adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt "
+                      "(events/in_accel_mag_rising_en)", text)
         self.assertIn("pacing        adaptive polling: the sampling rate while the device moves", text)
-        self.assertIn("pacing        the buffer, paced by its trigger at the sampling rate (not adaptive)", text)
+        self.assertIn("pacing        adaptive: one sample per read while the device moves; at rest the buffer hands over batches of "
+                      "[sensor] rest-rate's interval (buffer/watermark)", text)
 
     def test_at_rest_nothing_but_the_poll_wakes_the_daemon(self):
         """No periodic timer besides the poll: libdispatch's 1 Hz workqueue monitor (started by the
@@ -118,3 +123,122 @@ class Pace(TestbedCase):
         # a silence check at the detector's deadline woke the event loop every 1.5 s.
         self.assertLessEqual(sum(others.values()), 2, f"threads woken at rest besides the poll: {woken}")
         self.assertLessEqual(woken.get("orientd-poll", 0), 6 * 2 + 2, f"the poll at 2 Hz: {woken}")
+
+    def test_buffered_at_rest_the_buffer_hands_over_batches_and_motion_brings_single_samples_back(self):
+        """At rest a buffered sensor is read in batches of the rest interval (libiio sets
+        buffer/watermark to the batch, so the kernel and a hardware FIFO keep the samples between)."""
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0), buffered=True, trigger="bmi160-dev0", timestamp_clock="realtime",
+                                          attributes={"buffer/watermark": "1"})
+        pose = [(0, -1000, 0)]
+        stop = threading.Event()
+
+        def sensor():  # the trigger at 25 Hz: a scan every 40 ms, stamped with CLOCK_MONOTONIC
+            k = 0
+            while not stop.wait(0.04):
+                x, y, z = pose[0]
+                try:
+                    self.bed.write_scans(0, [(x + k % 2, y, z, time.monotonic_ns())])  # a count of noise
+                except OSError:
+                    pass  # no reader while the daemon replaces its buffer: the sample is lost, as from a full FIFO
+                k += 1
+        writer = threading.Thread(target=sensor, daemon=True)
+        self.addCleanup(lambda: (stop.set(), writer.join()))
+        daemon, client = self.serve("--acquisition", "buffer")
+        writer.start()
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 2 Hz"), what="rest")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/watermark") == "12", what="a batch of 0.5 s at 25 Hz")
+        pose[0] = (1000, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight", timeout=5)
+        daemon.wait_for(lambda d: d.stderr_contains("the device moves: read at the sampling rate"), what="motion")
+        self.assertFalse(daemon.stderr_contains("sensor fault"), [line for line in daemon.stderr_lines if "sensor fault" in line])
+
+
+MAG_RISING = {f"events/in_accel_{axis}_mag_rising_en": "0" for axis in "xyz"}  # mma8452's transient detection
+
+
+class MotionInterrupt(TestbedCase):
+    """A sensor with a motion interrupt (IIO events): at rest the daemon sleeps on the event
+    descriptor instead of polling. umockdev answers IIO_GET_EVENT_FD_IOCTL on the device's node
+    with a pipe the test writes event records into (testbed.add_motion_interrupt)."""
+
+    def serve(self, *args, pass_fds=()):
+        return Pace.serve(self, *args, pass_fds=pass_fds)
+
+    def counter(self, path):
+        return Pace.counter(self, path)
+
+    def motion_sensor(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0), attributes=MAG_RISING)
+        read_end, write_end = self.bed.add_motion_interrupt(0)
+        self.addCleanup(lambda: [os.close(fd) for fd in (read_end, write_end) if _is_open(fd)])
+        return path, read_end, write_end
+
+    def test_at_rest_the_sensor_is_read_only_on_motion_and_the_switches_are_armed_while_it_runs(self):
+        path, read_end, write_end = self.motion_sensor()
+        counter = self.counter(path)
+        daemon, client = self.serve(pass_fds=(read_end,))
+        daemon.wait_for(lambda d: d.stderr_contains("at rest the sensor is read by the motion interrupt (events/in_accel_x_mag_rising_en, "
+                                                    "events/in_accel_y_mag_rising_en, events/in_accel_z_mag_rising_en)"), what="the interrupt armed")
+        self.assertEqual([self.bed.attribute(path, f"events/in_accel_{axis}_mag_rising_en") for axis in "xyz"], ["1"] * 3)
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read on the motion interrupt, and every 5 s"), what="rest")
+        self.assertEqual(client.request("get")["state"]["rate"], 0.2, "a check read every 5 s")
+        self.assertLessEqual(counter.count(3.0), 1, "no polling at rest (2 Hz would read 6 times)")
+        # A turn: the interrupt fires, the sensor is read at once and the turn decided.
+        self.bed.set_raw(path, 1000, 0, 0)
+        os.write(write_end, motion_event())
+        daemon.wait_for(lambda d: d.stderr_contains("the device moves: read at the sampling rate"), what="motion")
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight", timeout=3)
+        # Back at rest, an event of another channel or a second record in one read changes nothing.
+        daemon.wait_for(lambda d: sum("the device rests: read on the motion interrupt" in line for line in d.stderr_lines) == 2, what="rest again")
+        self.assertEqual(daemon.stop(), 0)
+        self.assertEqual([self.bed.attribute(path, f"events/in_accel_{axis}_mag_rising_en") for axis in "xyz"], ["0"] * 3, "disarmed")
+
+    def test_a_check_read_sees_a_turn_the_interrupt_missed(self):
+        path, read_end, _ = self.motion_sensor()
+        daemon, client = self.serve(pass_fds=(read_end,))
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read on the motion interrupt"), what="rest")
+        self.bed.set_raw(path, 1000, 0, 0)  # no event: a threshold too coarse for this turn
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight", timeout=8)
+
+    def test_an_interrupt_that_fails_leaves_polling_at_the_rest_rate_said_once(self):
+        path, read_end, write_end = self.motion_sensor()
+        counter = self.counter(path)
+        daemon, client = self.serve(pass_fds=(read_end,))
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read on the motion interrupt"), what="rest")
+        os.close(write_end)  # the descriptor ends, as when the device goes away
+        daemon.wait_for(lambda d: d.stderr_contains("at rest the sensor is read by polling at the rest rate (the motion interrupt failed"),
+                        what="the failure in the log")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 2 Hz"), what="rest by polling")
+        self.assertEqual(client.request("get")["state"]["rate"], 2)
+        self.assertGreaterEqual(counter.count(2.0), 3, "polled at 2 Hz")
+        self.assertEqual(sum("motion interrupt failed" in line for line in daemon.stderr_lines), 1, "said once")
+        self.assertEqual(client.request("get")["state"]["sensor"], "active", "not a sensor fault")
+
+    def test_an_interrupt_that_cannot_be_armed_leaves_polling_at_the_rest_rate(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0), attributes=MAG_RISING)
+        os.makedirs(os.path.join(self.bed.root, "dev"), exist_ok=True)
+        open(os.path.join(self.bed.root, "dev", "iio:device0"), "w").close()  # a node whose driver knows no such ioctl
+        daemon, client = self.serve()
+        daemon.wait_for(lambda d: d.stderr_contains("at rest the sensor is read by polling at the rest rate (the motion interrupt cannot be "
+                                                    "armed: IIO_GET_EVENT_FD_IOCTL(/dev/iio:device0): ENOTTY"), what="why it is not armed")
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 2 Hz"), what="rest by polling")
+        self.assertEqual(self.bed.attribute(path, "events/in_accel_x_mag_rising_en"), "0", "nothing armed")
+
+    def test_list_sensors_says_it_rests_on_the_interrupt(self):
+        self.bed.add_accelerometer(0, attributes=MAG_RISING)
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("at rest asleep on the motion interrupt (events/in_accel_x_mag_rising_en, events/in_accel_y_mag_rising_en, "
+                      "events/in_accel_z_mag_rising_en), with a check read every 5 s", text)
+
+
+def _is_open(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False

@@ -20,6 +20,14 @@ from gi.repository import UMockdev  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
 G = 9.81
+IIO_GET_EVENT_FD_IOCTL = 0x80046990  # _IOR('i', 0x90, int), linux/iio/events.h
+
+
+def motion_event(modifier=1, event_type=1, direction=1, timestamp=0):
+    """One struct iio_event_data: an accelerometer (IIO_ACCEL, 3) event, by default mma8452's
+    transient detection on x (IIO_MOD_X, IIO_EV_TYPE_MAG, IIO_EV_DIR_RISING)."""
+    code = event_type << 56 | direction << 48 | modifier << 40 | 3 << 32
+    return struct.pack("=Qq", code, timestamp)
 
 
 class Testbed:
@@ -144,6 +152,28 @@ class Testbed:
         self.bed.load_ioctl(f"/dev/input/event{number}", record)
         return f"/sys/devices/platform/{name}/input/input{number}/event{number}"
 
+    def add_motion_interrupt(self, number):
+        """/dev/iio:deviceN answers IIO_GET_EVENT_FD_IOCTL with the read end of a pipe, as the kernel
+        answers with its event descriptor; returns the pipe's (read, write) ends. The read end must
+        be passed to the daemon under the same number (pass_fds): umockdev returns only a number.
+        Events are written into the write end as struct iio_event_data records (`motion_event`)."""
+        node = os.path.join(self.root, "dev", f"iio:device{number}")
+        os.makedirs(os.path.dirname(node), exist_ok=True)
+        open(node, "w").close()
+        read_end, write_end = os.pipe()
+        handler = UMockdev.IoctlBase()
+
+        def on_ioctl(_handler, client):
+            if client.get_request() != IIO_GET_EVENT_FD_IOCTL:
+                return False  # ENOTTY, as for an ioctl the driver does not know
+            client.get_arg().resolve(0, 4).update(0, struct.pack("i", read_end))
+            client.complete(0, 0)
+            return True
+        handler.connect("handle-ioctl", on_ioctl)
+        self.bed.attach_ioctl(f"/dev/iio:device{number}", handler)
+        self.ioctl_handlers = getattr(self, "ioctl_handlers", []) + [handler]  # kept alive with the testbed
+        return read_end, write_end
+
     def attribute(self, path, name):
         """An attribute's text, without the trailing newline, or the NUL libiio writes after values."""
         with open(os.path.join(self.root, path.lstrip("/"), name)) as handle:
@@ -197,9 +227,9 @@ def orientd(bed, *args, timeout=20, stdin=None):
 class Running:
     """orientd running in the background; its stdout and stderr lines are collected as they come."""
 
-    def __init__(self, bed, *args, env=None, executable=ORIENTD):
+    def __init__(self, bed, *args, env=None, executable=ORIENTD, pass_fds=()):
         self.process = subprocess.Popen([executable, *args], env=env or bed.env(), stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE, pass_fds=pass_fds)
         self.stdout_lines = []
         self.stderr_lines = []
         # Raw descriptors and our own line splitting: select() and a buffered readline() together
@@ -268,8 +298,8 @@ class TestbedCase(unittest.TestCase):
                 process.process.kill()
                 process.process.communicate()
 
-    def start(self, *args, env=None):
-        process = Running(self.bed, *args, env=env)
+    def start(self, *args, env=None, pass_fds=()):
+        process = Running(self.bed, *args, env=env, pass_fds=pass_fds)
         self.running.append(process)
         return process
 
