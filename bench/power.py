@@ -37,7 +37,7 @@ import compare  # noqa: E402
 from compare import CORPUS, ROOT, log, percentile, thread_names  # noqa: E402
 from kinds import AccessLog, Claimant, cost_since, load, real_path  # noqa: E402
 from sensorproxy import PrivateSystemBus  # noqa: E402
-from testbed import Testbed  # noqa: E402
+from testbed import Testbed, motion_event  # noqa: E402
 from gi.repository import GLib  # noqa: E402 (testbed and sensorproxy choose the versions)
 
 ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd"))
@@ -48,6 +48,9 @@ WARM_UP = 5  # seconds after the claim before the rest is measured (the device s
 NOISE_COUNTS = 2  # at rest each axis reads its value ± up to this many counts …
 NOISE_PERIOD = 0.04  # … drawn afresh this often (a 25 Hz output data rate)
 RATES = (1, 2, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
+INTERRUPT = "irq"  # the mode whose simulated sensor has a motion interrupt (orientd rests on it)
+INTERRUPT_THRESHOLD = 50  # counts (0.05 g): the simulated interrupt's threshold against its reference …
+INTERRUPT_FOLLOW = 0.1  # … which follows the readings by this share per write (a high-pass filter of about 0.4 s)
 STEPS = int(os.environ.get("POWER_STEPS", "50"))  # per protocol and mode (POWER_STEPS: fewer, to try the bench)
 CONTROL = ("clean_rotations", "mounted_rotated", "fast_flick", "face_up_down")  # played again alone
 PORTRAIT, LANDSCAPE = (0, -1000, 0), (-1000, 0, 0)  # counts; LANDSCAPE is landscapeLeft (right-up)
@@ -63,6 +66,8 @@ def parse_mode(key):
     if key == "iio-sensor-proxy":
         return dict(server=key, rest_rate=None, front="dbus")
     _, rate, front = key.split(":")
+    if rate == INTERRUPT:
+        return dict(server="orientd", rest_rate=INTERRUPT, front=front)
     return dict(server="orientd", rest_rate=float(rate) if "." in rate else int(rate), front=front)
 
 
@@ -70,6 +75,8 @@ def label(key):
     m = parse_mode(key)
     if m["server"] == "iio-sensor-proxy":
         return "iio-sensor-proxy 3.0, D-Bus"
+    if m["rest_rate"] == INTERRUPT:
+        return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
     pace = "fixed 25 Hz (`--rest-rate 0`)" if m["rest_rate"] == 0 else f"adaptive, rest {m['rest_rate']} Hz"
     if m["rest_rate"] == 2:
         pace += " (default)"
@@ -78,7 +85,7 @@ def label(key):
 
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
-            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", str(rest_rate)]
+            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", str(2 if rest_rate == INTERRUPT else rest_rate)]
 
 
 # ---------------------------------------------------------------- one daemon, its device and its client
@@ -166,20 +173,38 @@ class Device:
     (its udev rule would set it; umockdev runs no rules) and systemd's hwdb mount matrix. The raw
     attributes are kept open and written in place, as the kernel changes them."""
 
-    def __init__(self, raw=PORTRAIT, mount_matrix="1, 0, 0; 0, 1, 0; 0, 0, 1"):
+    def __init__(self, raw=PORTRAIT, mount_matrix="1, 0, 0; 0, 1, 0; 0, 0, 1", interrupt=False):
         self.bed = Testbed()
-        self.path = self.bed.add_accelerometer(0, name="accel", raw=raw, scale=f"{SCALE}", sampling=None, properties={
+        events = {f"events/in_accel_{axis}_mag_rising_en": "0" for axis in "xyz"} if interrupt else None
+        self.path = self.bed.add_accelerometer(0, name="accel", raw=raw, scale=f"{SCALE}", sampling=None, attributes=events, properties={
             "IIO_SENSOR_PROXY_TYPE": "iio-poll-accel", "NAME": '"accel"', "ACCEL_MOUNT_MATRIX": mount_matrix})
         self.files = [os.open(real_path(self.bed, self.path, f"in_accel_{axis}_raw"), os.O_WRONLY) for axis in "xyz"]
+        # A motion interrupt as mma8452's transient detection has it: an event when an axis departs
+        # from a reference (the readings high-pass filtered) by more than the threshold.
+        self.events = self.bed.add_motion_interrupt(0) if interrupt else None
+        self.reference = [float(v) for v in raw]
+        self.fired = 0
+
+    @property
+    def pass_fds(self):
+        """The descriptor the daemon must inherit (the event descriptor the ioctl returns)."""
+        return (self.events[0],) if self.events else ()
 
     def write(self, counts):
         for fd, value in zip(self.files, counts):
             text = b"%d\n" % value
             os.pwrite(fd, text, 0)
             os.ftruncate(fd, len(text))
+        if self.events:
+            if any(abs(value - ref) > INTERRUPT_THRESHOLD for value, ref in zip(counts, self.reference)):
+                os.write(self.events[1], motion_event())
+                self.fired += 1
+                self.reference = [float(v) for v in counts]
+            else:
+                self.reference = [ref + INTERRUPT_FOLLOW * (value - ref) for value, ref in zip(counts, self.reference)]
 
     def close(self):
-        for fd in self.files:
+        for fd in self.files + list(self.events or ()):
             os.close(fd)
         self.bed.cleanup()
 
@@ -200,7 +225,7 @@ class Served:
             args = orientd_args(self.mode["rest_rate"], os.path.join(self.directory, "o.sock"), dbus)
             args += ["--log-level", "debug" if log_path else "warning"]
         self.log_path = log_path
-        self.process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
+        self.process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, pass_fds=device.pass_fds,
                                         stderr=open(log_path, "w") if log_path else subprocess.DEVNULL)
         self.socket = None
         if dbus:
@@ -316,7 +341,7 @@ def rest(keys, seconds=REST):
     noise = None
     try:
         for key in keys:
-            device = Device()
+            device = Device(interrupt=parse_mode(key)["rest_rate"] == INTERRUPT)
             devices.append(device)
             runs[key] = Served(key, device)
         noise = Noise(devices)
@@ -356,7 +381,7 @@ def step_series(key, seed):
     step."""
     sys.setswitchinterval(0.0005)  # the client's thread timestamps a change without waiting long for the noise
     rng = random.Random(seed)
-    device = Device()
+    device = Device(interrupt=parse_mode(key)["rest_rate"] == INTERRUPT)
     run = Served(key, device)
     # Noise here too: a real sensor never holds an axis bit-identical, and orientd takes an axis
     # that reads the same for 30 s while the others move for a broken one (z is 0 in both poses).
@@ -433,7 +458,7 @@ def play(name, key):
             if line[0] in "-0123456789":
                 t, x, y, z = map(float, line.split(","))
                 samples.append((t, tuple(int(round(v / SCALE)) for v in (x, y, z))))
-    device = Device(raw=samples[0][1], mount_matrix=meta["mount_matrix_hwdb"])
+    device = Device(raw=samples[0][1], mount_matrix=meta["mount_matrix_hwdb"], interrupt=key != "iio-sensor-proxy" and parse_mode(key)["rest_rate"] == INTERRUPT)
     log_path = os.path.join(tempfile.mkdtemp(prefix="bench-power-log-"), "orientd.log") if key.startswith("orientd") else None
     run = Served(key, device, log_path)
     try:
@@ -596,10 +621,10 @@ def measure():
             json.dump(m, handle, default=str)
 
     part("rest", f"every mode at rest, claimed, {REST} s", rest,
-         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", 2, "socket"), peer])
-    step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", 2), peer]
+         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", 2, "socket"), peer])
+    step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), mode_key("orientd", 2), peer]
     part("steps", f"step reaction, {len(step_keys)} modes side by side, {2 * STEPS} steps each", steps, step_keys)
-    corpus_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [peer]
+    corpus_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), peer]
     part("corpus", f"the public corpus in real time, {len(corpus_keys)} modes side by side, trace after trace, {ROUNDS} rounds",
          corpus, corpus_keys, None, ROUNDS)
     fixed = mode_key("orientd", 0, "socket")
@@ -626,7 +651,9 @@ def mark(ok):
 
 def short(key):
     m = parse_mode(key)
-    return "iio-sensor-proxy" if m["server"] == "iio-sensor-proxy" else ("fixed" if m["rest_rate"] == 0 else f"{m['rest_rate']} Hz")
+    if m["server"] == "iio-sensor-proxy":
+        return "iio-sensor-proxy"
+    return "fixed" if m["rest_rate"] == 0 else "interrupt" if m["rest_rate"] == INTERRUPT else f"{m['rest_rate']} Hz"
 
 
 def section(m):
@@ -650,7 +677,11 @@ def section(m):
              "`IIO_SENSOR_PROXY_TYPE` (iio-sensor-proxy's rule would set it; umockdev runs no rules) and `ACCEL_MOUNT_MATRIX` "
              "(for both daemons; in §3 the trace's). The modes: orientd with adaptive pacing at rest rates "
              + ", ".join(f"{r} Hz" for r in RATES if r) + " (`--rest-rate N`, default 2) and at its fixed rate (`--rest-rate 0`, "
-             "the behaviour before issue 29), and iio-sensor-proxy 3.0. A D-Bus client claims with ClaimAccelerometer on a "
+             "the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
+             "umockdev answers `IIO_GET_EVENT_FD_IOCTL` on the node with a pipe, and the benchmark writes an event into it when an "
+             f"axis departs by more than {INTERRUPT_THRESHOLD} counts ({INTERRUPT_THRESHOLD / 1000:.2f} g) from a reference that "
+             f"follows the readings by {INTERRUPT_FOLLOW:.0%} per write, as mma8452's transient detection high-pass filters them); "
+             "and iio-sensor-proxy 3.0. A D-Bus client claims with ClaimAccelerometer on a "
              "private system bus (orientd `--dbus on --no-dbus-polkit`); a socket client subscribes to `device` (orientd "
              "`--dbus off`); each client timestamps a change as its thread receives it. Reads are counted with inotify "
              "(IN_ACCESS on `in_accel_x_raw`; each daemon reads the three axes together).", ""]
@@ -687,17 +718,16 @@ def section(m):
         threads = sorted(r["split"].items(), key=lambda item: -sum(item[1]))
         lines.append(f"- {label(key)}: " + ", ".join(f"{name} {v:.2f} + {i:.2f}" for name, (v, i) in threads if v + i >= 0.005))
     # What wakes orientd besides its reads, whatever the rest rate.
-    others = {name: v for name, (v, _) in ra["split"].items() if name != "orientd-poll" and v >= 0.05}
-    lines += ["", "Besides its reads (orientd-poll, one wake-up per read), orientd at rest wakes "
-              + ", ".join(f"{name} {v:.2f}/s" for name, v in sorted(others.items(), key=lambda item: -item[1]))
-              + f" (voluntary, 2 Hz on D-Bus), whatever the rest rate: {sum(others.values()):.2f}/s before the sensor is read at all"
-              + "".join(f"; {name.split('-#')[0]}: {role}" for name in sorted(others) for prefix, role in (
-                  ("NIO-ELT", "the event loop (its timers; the client and the bus are quiet at rest)"),
-                  ("-qos.overcommit", "libdispatch's manager thread and its one-second timer (§4 of the comparison above)"),
-                  ("orientd-dbus", "the D-Bus thread")) if name.startswith(prefix)) + ".", "",
+    others = {name: v + i for name, (v, i) in ra["split"].items() if name != "orientd-poll" and v + i >= 0.005}
+    lines += ["", "Besides its reads (orientd-poll, one wake-up per read), orientd at rest (2 Hz, D-Bus) woke "
+              + (", ".join(f"{name} {v:.2f}/s" for name, v in sorted(others.items(), key=lambda item: -item[1])) or "no other thread")
+              + f" over the {REST} s: nothing wakes it periodically (no timer; the silence deadline is a timerfd the poll thread "
+              "moves on, see docs/sensors.md), and the event loop's wake-ups, if any, are one-offs such as the start-up pages "
+              "released a minute after start.", "",
               f"Target (issue 29): at rest and claimed ≤ 2 wake-ups/s — orientd adaptive (2 Hz) on D-Bus {mark(ra['wakeups'] <= 2)} "
               f"({ra['wakeups']:.2f}/s, {ratio(ra['wakeups'], rp['wakeups'])} iio-sensor-proxy's {rp['wakeups']:.2f}/s), on the socket "
-              f"{mark(rs['wakeups'] <= 2)} ({rs['wakeups']:.2f}/s).", ""]
+              f"{mark(rs['wakeups'] <= 2)} ({rs['wakeups']:.2f}/s); on a sensor with a motion interrupt (D-Bus) "
+              f"{mark(resting[mode_key('orientd', INTERRUPT)]['wakeups'] <= 2)} ({resting[mode_key('orientd', INTERRUPT)]['wakeups']:.2f}/s).", ""]
 
     # 2. steps
     lines += ["### 2. Reaction to a step", "",
@@ -713,7 +743,8 @@ def section(m):
         mode = parse_mode(key)
         for protocol, words in (("today", "0.2–0.6 s"), ("rest", "from rest")):
             values, rates = r[protocol]["reactions"], r[protocol]["rates"]
-            at_rest = f"{sum(1 for x in rates if x == mode['rest_rate'])}/{len(rates)}" if mode["front"] == "socket" and mode["rest_rate"] else "–"
+            resting_rate = 1 / 5 if mode["rest_rate"] == INTERRUPT else mode["rest_rate"]  # the interrupt's check reads
+            at_rest = f"{sum(1 for x in rates if x == resting_rate)}/{len(rates)}" if mode["front"] == "socket" and mode["rest_rate"] else "–"
             base = stepped[fixed_socket][protocol]["reactions"]
             relative = (" | " if key == fixed_socket else
                         f"{ratio(percentile(values, 50), percentile(base, 50))} | {ratio(percentile(values, 95), percentile(base, 95))}")
@@ -753,7 +784,7 @@ def section(m):
               f"{max(r['lateness'] for r in played.values()) * 1000:.1f} ms late (the worst single write "
               f"{max(r['late_max'] for r in played.values()) * 1000:.1f} ms)."]
     a, b = checked["alone"], checked["rounds"]
-    lines += ["", f"Does playing five modes side by side on {os.cpu_count()} cores distort the latencies? The control: the "
+    lines += ["", f"Does playing {len(played)} modes side by side on {os.cpu_count()} cores distort the latencies? The control: the "
               f"{len(CONTROL)} traces with the most turns ({', '.join(CONTROL)}) played again for the fixed rate alone after the "
               f"run, {a['n']} transitions: median/p95 {s(a['one'][0])}/{s(a['one'][1])} side by side (round 1) against "
               f"{s(a['two'][0])}/{s(a['two'][1])} alone; a transition's two latencies differ by {s(a['median_difference'])} in the "
@@ -762,11 +793,14 @@ def section(m):
         lines[-1] += (f" Two plays side by side (rounds 1 and 2) differ as much: {s(b['median_difference'])} in the median, at "
                       f"most {s(b['max_difference'])} (median/p95 {s(b['one'][0])}/{s(b['one'][1])} and {s(b['two'][0])}/{s(b['two'][1])}): "
                       "no two plays read the trace at the same phase, and a decision near a threshold can move by a few readings.")
-    o = pools[(adaptive_socket, "all")]
-    lines += ["", f"Targets (issue 29), orientd adaptive (2 Hz), seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
-              f"0 false changes — {mark(o['false'] == 0)} ({o['false']}); latency median ≤ 0.10 s — "
-              f"{mark(o['median'] is not None and o['median'] <= 0.10)} ({s(o['median'])}); p95 ≤ 0.20 s — "
-              f"{mark(o['p95'] is not None and o['p95'] <= 0.20)} ({s(o['p95'])}).", ""]
+    for key, words in ((adaptive_socket, "orientd adaptive (2 Hz)"), (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
+                       (fixed_socket, "for comparison, the fixed rate")):
+        o = pools[(key, "all")]
+        lines += ["", f"Targets (issue 29), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
+                  f"0 false changes — {mark(o['false'] == 0)} ({o['false']}); latency median ≤ 0.10 s — "
+                  f"{mark(o['median'] is not None and o['median'] <= 0.10)} ({s(o['median'])}); p95 ≤ 0.20 s — "
+                  f"{mark(o['p95'] is not None and o['p95'] <= 0.20)} ({s(o['p95'])})."]
+    lines += [""]
 
     # 4. trade-off
     lines += ["### 4. The trade-off: rest rate against latency", "",
@@ -774,10 +808,11 @@ def section(m):
               "seven states, pooled) and the step from rest (§2, socket).", "",
               "| rest rate | wake-ups/s at rest | reads/s at rest | CPU per minute at rest | corpus missed | corpus false | corpus median | corpus p95 | step from rest, median | step from rest, p95 |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for rate in RATES:
+    for rate in RATES + (INTERRUPT,):
         r, c = resting[mode_key("orientd", rate)], pools[(mode_key("orientd", rate, "socket"), "all")]
         st = stepped[mode_key("orientd", rate, "socket")]["rest"]["reactions"]
-        lines.append(f"| {'fixed (0)' if rate == 0 else f'{rate} Hz'} | {r['wakeups']:.2f} | {r['reads']:.2f} | {r['runtime_per_minute'] * 1000:.1f} ms | "
+        name = "fixed (0)" if rate == 0 else "motion interrupt (check every 5 s)" if rate == INTERRUPT else f"{rate} Hz"
+        lines.append(f"| {name} | {r['wakeups']:.2f} | {r['reads']:.2f} | {r['runtime_per_minute'] * 1000:.1f} ms | "
                      f"{c['missed']} | {c['false']} | {s(c['median'])} | {s(c['p95'])} | {ms(percentile(st, 50))} | {ms(percentile(st, 95))} |")
     st, c = stepped[peer]["rest"]["reactions"], pools[(peer, "upright")]
     lines.append(f"| iio-sensor-proxy (700 ms poll; corpus by the upright-only rules) | {rp['wakeups']:.2f} | {rp['reads']:.2f} | "

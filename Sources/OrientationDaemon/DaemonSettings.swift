@@ -265,7 +265,7 @@ extension DaemonSetting {
         DaemonSetting("sensor", "rest-rate", option: "rest-rate", valueName: "hz", .number("a number of Hz ≥ 0 (0: always the rate)") { rate in
             rate >= 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
         }, at: \.daemon.restRate,
-            help: "While the device rests, a polled sensor is read this often instead of at the rate; the first reading that moves brings the rate back at once. 0 reads at the rate always."),
+            help: "While the device rests, a polled sensor is read this often instead of at the rate (one with a motion interrupt sleeps on it instead; a buffered one hands over batches this long); the first reading that moves brings the rate back at once. 0 reads at the rate always."),
         DaemonSetting("sensor", "motion-margin", option: "motion-margin", valueName: "g", .number("a number of g in (0, 1]") { margin in
             margin > 0 && margin <= 1 ? nil : "\(margin) is out of range"
         }, at: \.daemon.motionMargin,
