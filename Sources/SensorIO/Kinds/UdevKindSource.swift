@@ -124,7 +124,7 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         let emit: @Sendable (KindSensorEvent) -> Void = { [outlet] in outlet.emit($0) }
         switch plan {
         case .attribute(let path, let conversion, let interval):
-            reader = AttributePoller(path: path, conversion: conversion, interval: interval, device: device, queue: queue, emit: emit)
+            reader = AttributePoller(path: path, conversion: conversion, interval: interval, device: device, emit: emit)
         case .evdevSwitch(let node, let code):
             reader = EvdevSwitchReader(node: node, code: code, device: device, queue: queue, emit: emit, lost: { [weak self] reason in
                 self?.readerLost(reason)
@@ -152,37 +152,53 @@ protocol KindReader: AnyObject {
     func stop()
 }
 
-/// An attribute read every `interval` seconds on the source's queue (the first read at once), its
+/// An attribute read every `interval` seconds on a thread of its own (the first read at once), its
 /// text converted to a reading; faults reported once per episode.
-final class AttributePoller: KindReader {
+///
+/// Why a thread that sleeps in `poll()` and not a libdispatch timer: each firing of a dispatch timer
+/// woke libdispatch's manager thread and a worker besides the read, three wake-ups per reading
+/// (measured with light claimed at rest, docs/benchmarks.md); the thread wakes once per reading, as
+/// the accelerometer's poll loop does. Its mutable state is the thread's alone.
+final class AttributePoller: KindReader, @unchecked Sendable {
     private let path: String
     private var conversion: AttributeConversion
     private let device: String
     private let emit: @Sendable (KindSensorEvent) -> Void
-    private var timer: (any DispatchSourceTimer)?
+    private let stopper = Wakeup()
+    private var thread: WorkerThread?
     private var faults = FaultTracker()
     private var proximity: ProximityHysteresis?
     /// The last reading passed on: the same value again is no news, and passing it on would wake
     /// the daemon's event loop at every poll of a sensor that does not change.
     private var lastReading: SensorReading?
 
-    init(path: String, conversion: AttributeConversion, interval: Double, device: String, queue: DispatchQueue,
+    init(path: String, conversion: AttributeConversion, interval: Double, device: String,
          emit: @escaping @Sendable (KindSensorEvent) -> Void) {
         self.path = path
         self.conversion = conversion
         self.device = device
         self.emit = emit
         if case .proximity(let level) = conversion { proximity = ProximityHysteresis(nearLevel: level) }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval * 1e9)), leeway: .milliseconds(Int(interval * 100)))
-        timer.setEventHandler { [weak self] in self?.poll() }
-        self.timer = timer
-        timer.resume()
+        let name: String
+        switch conversion {
+        case .light, .applesmcLight: name = "orientd-light"
+        case .proximity: name = "orientd-prox"
+        }
+        thread = WorkerThread(name: name) { [self, stopper] in
+            var due = MonotonicClock.now()
+            repeat {
+                poll()
+                due += interval
+                if due < MonotonicClock.now() { due = MonotonicClock.now() + interval }  // late: no burst to catch up
+            } while stopper.wait(timeout: due - MonotonicClock.now()) != .woken
+        }
     }
 
+    /// Ends the thread (after a read in progress).
     func stop() {
-        timer?.cancel()
-        timer = nil
+        stopper.signal()
+        thread?.join()
+        thread = nil
     }
 
     private var attribute: String { String(path.split(separator: "/").last ?? "") }
