@@ -97,7 +97,7 @@ public struct JournalLogHandler: LogHandler {
             var parts = tm()
             localtime_r(&seconds, &parts)
             let stamp = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
-                buffer.baseAddress![strftime(buffer.baseAddress, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)] = 0
+                buffer.baseAddress![strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)] = 0
                 return String(cString: buffer.baseAddress!)
             }
             text = "\(stamp) \(level.rawValue) \(body)\n"

@@ -48,17 +48,21 @@ public struct DaemonState: Sendable, Hashable {
     }
 
     public var json: JSONValue {
-        .object([
+        // Typed step by step: Swift 6.2 (Debian's, which builds the arm64 package) gives up
+        // type-checking the whole literal at once.
+        let members: [(key: String, value: JSONValue)] = [
             ("device", .string(device.rawValue)),
             ("interface", .string(interface.rawValue)),
             ("sensor", .string(sensor.rawValue)),
             ("locked", .bool(locked)),
-            ("sensorName", sensorName.map { .string($0) } ?? .null),
-            ("dbus", dbus.map { .string($0) } ?? .null),
-            ("hinge", hinge.map { .number($0) } ?? .null),
-            ("mode", mode.map { .string($0.rawValue) } ?? .null),
-            ("rate", rate.map { .number($0) } ?? .null),
-        ] + SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) })
+            ("sensorName", sensorName.map(JSONValue.string) ?? .null),
+            ("dbus", dbus.map(JSONValue.string) ?? .null),
+            ("hinge", hinge.map(JSONValue.number) ?? .null),
+            ("mode", mode.map { JSONValue.string($0.rawValue) } ?? .null),
+            ("rate", rate.map(JSONValue.number) ?? .null),
+        ]
+        let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) }
+        return .object(members + kindMembers)
     }
 
     /// Reads the `state` object of a message.

@@ -129,12 +129,16 @@ public enum ResolverJSON {
             members.append(("cause", .string(change.cause)))
             members.append(("decider", .string(change.decider)))
         }
+        // Typed step by step: Swift 6.2 (Debian's, which builds the arm64 package) gives up
+        // type-checking the whole literal at once.
+        let degrees: (Int?) -> JSONValue = { $0.map { .number(Double($0)) } ?? .null }
+        let transform: JSONValue = change.transform.map { .array($0.map { .number(Double($0)) }) } ?? .null
         members += [
             ("from", .string(change.from.rawValue)),
             ("to", .string(change.to.rawValue)),
-            ("rotationDegrees", change.rotationDegrees.map { .number(Double($0)) } ?? .null),
-            ("deltaDegrees", change.deltaDegrees.map { .number(Double($0)) } ?? .null),
-            ("transform", change.transform.map { .array($0.map { .number(Double($0)) }) } ?? .null),
+            ("rotationDegrees", degrees(change.rotationDegrees)),
+            ("deltaDegrees", degrees(change.deltaDegrees)),
+            ("transform", transform),
         ]
         if complete { members.append(("boundsSwapped", .bool(change.boundsSwapped))) }
         return .object(members)

@@ -60,13 +60,16 @@ struct DaemonOptions: ParsableArguments {
         if let environment = ProcessInfo.processInfo.environment["ORIENTD_SOCKET"] {
             try SettingHelp.apply([("socket", environment)], to: &settings)
         }
-        try SettingHelp.apply(sensorOptions.given + [
+        // Typed apart from the sensor's options: Swift 6.2 (Debian's, which builds the arm64 package)
+        // gives up type-checking the whole sum at once.
+        let given: [(option: String, value: String?)] = [
             ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
             ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
             ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix), ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
             ("tablet-mode-switch", tabletModeSwitch), ("log-level", logLevel),
-        ], to: &settings)
+        ]
+        try SettingHelp.apply(sensorOptions.given + given, to: &settings)
         settings.daemon.detector = try detector.configuration(base: settings.daemon.detector)
         return (settings, path)
     }
