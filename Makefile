@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps build release release-static package-files install-package-files deb package-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
@@ -38,6 +38,8 @@ help:
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make deb     self-contained release build (Swift runtime linked in) -> dist/orientd_VERSION_ARCH.deb, checked by lintian"
+	@echo "make deb ARCH=arm64   the same for Debian 13 arm64, cross-compiled here (scripts/cross-deb; the first run sets up its roots)"
+	@echo "make test-arm64       installs the arm64 package in a Debian 13 arm64 root under qemu and runs it there"
 	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
 	@echo "make package-install-test   apt installs, removes and purges the package ON THIS MACHINE (throwaway machines only)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
@@ -150,12 +152,14 @@ bench: deps release-static
 # folder, so the dynamic debug and release builds stay as they are.
 STATIC_BUILD ?= .build-static
 VERSION     := $(shell sed -n 's/^let orientdVersion = "\(.*\)"/\1/p' Sources/orientd/Orientd.swift)
-ARCH        := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+HOST_ARCH   := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+ARCH        := $(HOST_ARCH)
 PACKAGE_OUT ?= $(STATIC_BUILD)/package
 
 # Full RELRO (-z relro -z now): what Debian's hardening flags would give, which swift build does not
 # read from LDFLAGS; the relocated data is made read-only once the loader is done with it.
 STATIC_LINK ?= -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+ifeq ($(PREBUILT),)
 release-static: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientd
 	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientctl
@@ -164,19 +168,39 @@ release-static: deps
 # by swift-argument-parser's generate-manual from the commands' own help, orientd.toml(5) from the
 # settings table, completions by argument-parser.
 package-files: release-static
+	$(MAKE) generated-files PACKAGE_BIN=$(STATIC_BUILD)/release
+
+else
+# PREBUILT=DIR: package binaries (DIR/orientd, DIR/orientctl) and generated files (DIR/package)
+# made elsewhere, as scripts/cross-deb makes them for another architecture.
+release-static:
+	mkdir -p $(STATIC_BUILD)/release && cp $(PREBUILT)/orientd $(PREBUILT)/orientctl $(STATIC_BUILD)/release/
+
+package-files: release-static
+	rm -rf $(PACKAGE_OUT) && cp -r $(PREBUILT)/package $(PACKAGE_OUT)
+
+endif
+# Man pages and completions from the binaries in PACKAGE_BIN: any build of these sources, on any
+# architecture, writes the same ones.
+PACKAGE_BIN ?= $(STATIC_BUILD)/release
+generated-files:
 	rm -rf $(PACKAGE_OUT) && mkdir -p $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions
-	scripts/generate-manual $(STATIC_BUILD)/release $(PACKAGE_OUT)/man
-	$(STATIC_BUILD)/release/orientd check-config --manual-page > $(PACKAGE_OUT)/man/orientd.toml.5
+	scripts/generate-manual $(PACKAGE_BIN) $(PACKAGE_OUT)/man
+	$(PACKAGE_BIN)/orientd check-config --manual-page > $(PACKAGE_OUT)/man/orientd.toml.5
 	sed -i '/^$$/d' $(PACKAGE_OUT)/man/*  # groff warns of empty input lines; mdoc paragraphs are .Pp
 	for tool in orientd orientctl; do \
-		$(STATIC_BUILD)/release/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(PACKAGE_OUT)/completions/$$tool.bash && \
-		$(STATIC_BUILD)/release/$$tool --generate-completion-script zsh > $(PACKAGE_OUT)/completions/_$$tool && \
-		$(STATIC_BUILD)/release/$$tool --generate-completion-script fish > $(PACKAGE_OUT)/completions/$$tool.fish || exit 1; \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > $(PACKAGE_OUT)/completions/$$tool.bash && \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script zsh > $(PACKAGE_OUT)/completions/_$$tool && \
+		$(PACKAGE_BIN)/$$tool --generate-completion-script fish > $(PACKAGE_OUT)/completions/$$tool.fish || exit 1; \
 	done
 
 # What the package holds, laid out as Debian wants it (used by debian/rules).
+# Where the release being built wants units and udev rules: /lib on Debian 12, /usr/lib on Debian 13
+# (whose lintian calls /lib an aliased location), as its systemd and udev pkg-config files say.
+PACKAGE_UNITDIR = $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+PACKAGE_UDEVDIR = $(or $(shell pkg-config --variable=udevdir udev 2>/dev/null),/lib/udev)
 install-package-files:
-	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=/lib/systemd/system USERUNITDIR=/usr/lib/systemd/user UDEVRULESDIR=/lib/udev/rules.d \
+	$(MAKE) install-files PREFIX=/usr SYSCONFDIR=/etc UNITDIR=$(PACKAGE_UNITDIR) USERUNITDIR=/usr/lib/systemd/user UDEVRULESDIR=$(PACKAGE_UDEVDIR)/rules.d \
 		DBUSPOLICYDIR=/usr/share/dbus-1/system.d \
 		ORIENTD_BIN=$(STATIC_BUILD)/release/orientd ORIENTCTL_BIN=$(STATIC_BUILD)/release/orientctl
 	install -d $(DESTDIR)/usr/share/man/man1 $(DESTDIR)/usr/share/man/man5 $(DESTDIR)/usr/share/man/man8
@@ -191,12 +215,23 @@ install-package-files:
 
 # dist/orientd_VERSION_ARCH.deb with Debian's own tooling (debian/), then lintian on it. Errors fail;
 # the warnings kept are explained in docs/install.md.
-deb: deps
+# ARCH=arm64 on amd64: cross-compiled and packaged in a Debian 13 arm64 root (scripts/cross-deb).
+deb:
+ifneq ($(ARCH),$(HOST_ARCH))
+	scripts/cross-deb $(ARCH)
+else
+	scripts/ensure-deps
 	scripts/ensure-deps --package
 	dpkg-buildpackage -b -us -uc
 	mkdir -p dist
 	mv ../orientd_$(VERSION)_$(ARCH).deb ../orientd_$(VERSION)_$(ARCH).buildinfo ../orientd_$(VERSION)_$(ARCH).changes dist/
 	lintian --fail-on error --info dist/orientd_$(VERSION)_$(ARCH).deb
+endif
+
+# The arm64 package installed and run in a Debian 13 arm64 root under qemu-user (about a minute once
+# the root exists; not part of make test).
+test-arm64:
+	scripts/test-arm64
 
 package-test: deb
 	scripts/test-package dist/orientd_$(VERSION)_$(ARCH).deb
