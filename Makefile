@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 20
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
@@ -39,8 +39,9 @@ help:
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make deb     self-contained release build (Swift runtime linked in) -> dist/orientd_VERSION_ARCH.deb, checked by lintian"
 	@echo "make deb ARCH=arm64   the same for Debian 13 arm64, cross-compiled here (scripts/cross-deb; the first run sets up its roots)"
-	@echo "make test-arm64       installs the arm64 package in a Debian 13 arm64 root under qemu and runs it there"
+	@echo "make test-arm64       installs the arm64 package in a Debian 13 arm64 root under qemu, runs it there, compares it with amd64's"
 	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
+	@echo "make package-trixie-test   installs the package in a Debian 13 root with apt and runs the same checks there"
 	@echo "make package-install-test   apt installs, removes and purges the package ON THIS MACHINE (throwaway machines only)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
@@ -68,7 +69,7 @@ test: deps check
 	scripts/test-hinge-corpus
 	scripts/run-integration-tests
 	$(MAKE) fuzz
-	$(MAKE) package-test
+	$(MAKE) package-test package-trixie-test
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
 # ThreadSanitizer, the integration tests against a daemon built with each, five minutes of fuzzing,
@@ -228,13 +229,17 @@ else
 	lintian --fail-on error --info dist/orientd_$(VERSION)_$(ARCH).deb
 endif
 
-# The arm64 package installed and run in a Debian 13 arm64 root under qemu-user (about a minute once
-# the root exists; not part of make test).
+# The arm64 package installed and run in a Debian 13 arm64 root under qemu-user, and compared with
+# the amd64 package (about two minutes once the root exists; not part of make test).
 test-arm64:
-	scripts/test-arm64
+	scripts/test-debian13 arm64
 
 package-test: deb
 	scripts/test-package dist/orientd_$(VERSION)_$(ARCH).deb
+
+# This machine's package installed and run on Debian 13 too, in a trixie root (part of make test).
+package-trixie-test: deb
+	scripts/test-debian13 $(ARCH)
 
 # Installs the package on THIS machine with apt, checks what the maintainer scripts did, then removes
 # and purges it: for a throwaway machine only (not part of make test, which must be safe anywhere).

@@ -4,6 +4,7 @@ own tools."""
 import json
 import os
 import select
+import shlex
 import socket
 import subprocess
 import tempfile
@@ -31,6 +32,15 @@ class Notifications(unittest.TestCase):
                                    env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(lambda: process.poll() is None and (process.kill(), process.wait()))
         return process
+
+    def reload_as_the_unit_does(self, process):
+        """Runs the unit's ExecReload= line as systemd would: split into words, $MAINPID in the
+        environment. It must work without procps (Debian 13's minimal systems lack /bin/kill)."""
+        with open(os.path.join(ROOT, "systemd", "orientd.service")) as unit:
+            line = next(l for l in unit if l.startswith("ExecReload="))
+        words = shlex.split(line.removeprefix("ExecReload=").strip())
+        self.assertFalse(any("kill" == os.path.basename(w) for w in words[:1]), words)
+        subprocess.run(words, env={"MAINPID": str(process.pid), "PATH": "/nonexistent"}, check=True)
 
     def next_notification(self, timeout=10):
         self.notify.settimeout(timeout)
@@ -86,7 +96,7 @@ class Notifications(unittest.TestCase):
         client.request("subscribe", topics=["interface"])
         with open(config, "w") as handle:
             handle.write('[session]\nsupported = ["landscape"]\nidiom = "phone"\n')
-        process.send_signal(1)
+        self.reload_as_the_unit_does(process)  # SIGHUP
         event = client.next_event(lambda e: e["topic"] == "interface")
         self.assertEqual(event["to"], "landscapeRight")  # the new mask is enforced at once
         messages = []
