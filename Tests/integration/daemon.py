@@ -21,13 +21,14 @@ POSES = {  # gravity-pointing display frame (detection.md §1)
 class Daemon:
     """`orientd serve --sensor stdin` on a socket in a fresh directory; poses are written to its stdin."""
 
-    def __init__(self, *args, sensor="stdin", socket_path=None, open_files=None, **popen):
-        """`open_files`: the (soft, hard) RLIMIT_NOFILE the daemon starts with; `popen`: more of
-        subprocess.Popen's arguments (env, user, group)."""
+    def __init__(self, *args, sensor="stdin", socket_path=None, open_files=None, prefix=(), executable=ORIENTD, **popen):
+        """`open_files`: the (soft, hard) RLIMIT_NOFILE the daemon starts with; `prefix`: a command
+        that runs it (testbed.as_another_user), with `executable` a copy that user can reach;
+        `popen`: more of subprocess.Popen's arguments (env)."""
         self.directory = tempfile.mkdtemp(prefix="orientd-test-")
         os.chmod(self.directory, 0o755)  # reachable by the unprivileged test users too
         self.socket_path = socket_path or os.path.join(self.directory, "orientd.sock")
-        self.process = subprocess.Popen([ORIENTD, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
+        self.process = subprocess.Popen([*prefix, executable, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
                                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         preexec_fn=open_files and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)),
                                         **popen)

@@ -10,7 +10,7 @@ import time
 import unittest
 
 from daemon import Client, Daemon
-from testbed import ORIENTD
+from testbed import ORIENTD, as_another_user, changes_user, reachable_by_everyone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VECTORS = os.path.join(ROOT, "Tests", "Fixtures", "resolver", "resolver-vectors.json")
@@ -363,14 +363,14 @@ class MaxClients(DaemonCase):
         self.assertEqual(message["type"], "hello")
 
 
+@changes_user
 class Permissions(DaemonCase):
     daemon_args = ("--control-group", "users")
 
     def as_user(self, uid, gid, groups, op_json):
         script = ("import socket,sys,json\ns=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1]);f=s.makefile('rw')\n"
                   "f.readline();f.write(sys.argv[2]+'\\n');f.flush();print(f.readline())")
-        command = ["setpriv", f"--reuid={uid}", f"--regid={gid}"] + (["--groups", groups] if groups else ["--clear-groups"])
-        result = subprocess.run(command + [sys.executable, "-c", script, self.daemon.socket_path, json.dumps(op_json)],
+        result = subprocess.run(as_another_user(self, uid, gid, groups) + [sys.executable, "-c", script, self.daemon.socket_path, json.dumps(op_json)],
                                 capture_output=True, text=True, timeout=10)
         self.assertEqual(result.returncode, 0, result.stderr)
         return json.loads(result.stdout)
@@ -432,11 +432,12 @@ class Orientctl(DaemonCase):
     ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
     def orientctl(self, *args, timeout=10, user=None):
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if user else []
-        return subprocess.run(prefix + [self.ORIENTCTL, "--socket", self.daemon.socket_path, *args] if False else
-                              prefix + [self.ORIENTCTL, *args[:1], "--socket", self.daemon.socket_path, *args[1:]],
+        """orientctl COMMAND --socket DAEMON'S ARGS..., as root or (user=True) as nobody."""
+        command = as_another_user(self) + [reachable_by_everyone(self.ORIENTCTL)] if user else [self.ORIENTCTL]
+        return subprocess.run(command + [*args[:1], "--socket", self.daemon.socket_path, *args[1:]],
                               capture_output=True, text=True, timeout=timeout)
 
+    @changes_user
     def test_get_wait_lock_and_follow(self):
         result = self.orientctl("get", "--json")
         self.assertEqual(json.loads(result.stdout)["device"], "unknown")

@@ -13,12 +13,11 @@ from gi.repository import GLib
 
 from daemon import Daemon
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import ORIENTD, ROOT, TestbedCase
+from testbed import NOBODY, ORIENTD, ROOT, TestbedCase, as_another_user, changes_user, reachable_by_everyone
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NOBODY = 65534
 RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display frame
     "normal": (0, -1000, 0), "left-up": (1000, 0, 0), "right-up": (-1000, 0, 0), "bottom-up": (0, 1000, 0),
     "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
@@ -268,10 +267,11 @@ class Polkit(SensorProxyCase):
             self.client().call("ClaimAccelerometer")
         self.assertIn("AccessDenied", raised.exception.message)
 
+    @changes_user
     def test_without_polkit_root_may_claim_and_others_may_not(self):
         self.client().call("ClaimAccelerometer")  # the tests run as root
         self.daemon.wait_for(lambda d: d.stderr_contains("polkit is not on the system bus"), what="the fallback to be logged")
-        result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "gdbus", "call", "--system",
+        result = subprocess.run(as_another_user(self) + ["gdbus", "call", "--system",
                                  "--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
                                  "--method", "net.hadess.SensorProxy.ClaimAccelerometer"],
                                 capture_output=True, text=True, env=self.bus.env())
@@ -374,6 +374,7 @@ class NameAndMode(unittest.TestCase):
         self.assertEqual(holder.get("HasAccelerometer"), True)  # now answered by orientd
 
 
+@changes_user
 class BusPolicy(unittest.TestCase):
     """The policy file the package installs (systemd/net.hadess.SensorProxy.conf), on a bus with
     Debian's restrictive default policy: root and orientd's user may own the name, anyone may call
@@ -396,9 +397,9 @@ class BusPolicy(unittest.TestCase):
                   "from sensorproxy import BusClient, PrivateSystemBus\n"
                   "bus = PrivateSystemBus.__new__(PrivateSystemBus); bus.address = %r\n"
                   "client = BusClient(bus); client.call('ClaimAccelerometer'); print('claimed', flush=True)\n"
-                  "client.wait_for(lambda c: 'left-up' in c.orientations()); print('left-up', flush=True)\n") % (HERE, self.bus.address)
-        client = subprocess.Popen(["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True, env=self.bus.env(), user=NOBODY, group=NOBODY, extra_groups=[])
+                  "client.wait_for(lambda c: 'left-up' in c.orientations()); print('left-up', flush=True)\n") % (reachable_by_everyone(HERE), self.bus.address)
+        client = subprocess.Popen(as_another_user(self) + ["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, env=self.bus.env())
         self.addCleanup(lambda: client.poll() is None and (client.kill(), client.wait()))
         self.assertEqual(client.stdout.readline().strip(), "claimed", client.stderr.read() if client.poll() is not None else "")
         daemon.pose("landscapeRight")
@@ -416,17 +417,17 @@ class BusPolicy(unittest.TestCase):
                   "             lambda: client.call('ClaimCompass', interface=%s, path=%s)):\n"
                   "    try: call(); print('allowed', flush=True)\n"
                   "    except Exception as error: print('denied' if 'AccessDenied' in str(error) else error, flush=True)\n"
-                  ) % (HERE, self.bus.address, compass[1], compass[0], compass[1], compass[0])
+                  ) % (reachable_by_everyone(HERE), self.bus.address, compass[1], compass[0], compass[1], compass[0])
         for user, expected in ((NOBODY, ["allowed", "denied", "denied"]), (0, ["allowed", "allowed", "allowed"])):
-            result = subprocess.run(["/usr/bin/python3", "-c", script], capture_output=True, text=True, env=self.bus.env(),
-                                    user=user, group=user, extra_groups=[], timeout=30)
+            result = subprocess.run(as_another_user(self, user) + ["/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                                    env=self.bus.env(), timeout=30)
             self.assertEqual(result.stdout.split(), expected, result.stderr)
 
     def test_another_user_may_not_own_the_name_and_the_socket_is_served(self):
         directory = tempfile.mkdtemp(prefix="orientd-nobody-")
         os.chown(directory, NOBODY, NOBODY)
         daemon = Daemon("--config", "/dev/null", "--dbus", "auto", socket_path=os.path.join(directory, "orientd.sock"),
-                        env=self.bus.env(), user=NOBODY, group=NOBODY, extra_groups=[])
+                        env=self.bus.env(), prefix=as_another_user(self), executable=reachable_by_everyone(ORIENTD))
         self.addCleanup(daemon.stop)
         daemon.wait_for_log("net.hadess.SensorProxy is not served")
         self.assertTrue(any("bus policy does not let this user own" in line for line in daemon.log), daemon.log)

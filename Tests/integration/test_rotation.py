@@ -12,11 +12,9 @@ import time
 import unittest
 
 from daemon import Daemon
-from testbed import ORIENTD
+from testbed import NOBODY, ORIENTD, as_another_user, changes_user, reachable_by_everyone
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
-NOBODY = 65534
-AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 # Device pose → what the compositor must show (wl_output, counter-clockwise; docs/rotation.md).
 TRANSFORMS = {"portrait": "normal", "landscapeRight": "90", "portraitUpsideDown": "180", "landscapeLeft": "270"}
 XRANDR = {"normal": "normal", "90": "left", "180": "inverted", "270": "right"}
@@ -61,6 +59,7 @@ class Lines:
                 feed()
 
 
+@changes_user
 class HeadlessSway(unittest.TestCase):
     """sway with the headless backend and the pixman renderer, as nobody (sway refuses root)."""
 
@@ -72,7 +71,7 @@ class HeadlessSway(unittest.TestCase):
         open(config, "w").close()
         environment = {"HOME": self.runtime, "XDG_RUNTIME_DIR": self.runtime, "WLR_BACKENDS": "headless",
                        "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1", "PATH": "/usr/bin:/bin"}
-        self.sway = subprocess.Popen(AS_NOBODY + ["sway", "-V", "-c", config], env=environment,
+        self.sway = subprocess.Popen(as_another_user(self) + ["sway", "-V", "-c", config], env=environment,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.addCleanup(self.stop, self.sway)
         Lines(self.sway, self.sway.stderr).wait_for(lambda line: "Running compositor on wayland display" in line, "sway to start")
@@ -93,7 +92,7 @@ class HeadlessSway(unittest.TestCase):
                 process.wait()
 
     def swaymsg(self, *args):
-        result = subprocess.run(AS_NOBODY + ["swaymsg", *args], env=self.session, capture_output=True, text=True, timeout=10)
+        result = subprocess.run(as_another_user(self) + ["swaymsg", *args], env=self.session, capture_output=True, text=True, timeout=10)
         self.assertEqual(result.returncode, 0, result.stderr)
         return result.stdout
 
@@ -101,7 +100,7 @@ class HeadlessSway(unittest.TestCase):
         return json.loads(self.swaymsg("-t", "get_outputs", "-r"))[0]["transform"]
 
     def follow(self, *args):
-        process = subprocess.Popen(AS_NOBODY + [ORIENTCTL, "follow", "--socket", self.daemon.socket_path, *args], env=self.session,
+        process = subprocess.Popen(as_another_user(self) + [reachable_by_everyone(ORIENTCTL), "follow", "--socket", self.daemon.socket_path, *args], env=self.session,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(self.stop, process)
         return process, Lines(process, process.stdout), Lines(process, process.stderr)
@@ -166,7 +165,7 @@ class HeadlessSway(unittest.TestCase):
     def test_wlr_randr_failures_are_reported_once_and_following_goes_on(self):
         # sway 1.7's headless output is not configurable through wlr-output-management ("Enabled:
         # no", 0x0): wlr-randr's refusal is reported once, however many turns follow.
-        listing = subprocess.run(AS_NOBODY + ["wlr-randr"], env=self.session, capture_output=True, text=True, timeout=10)
+        listing = subprocess.run(as_another_user(self) + ["wlr-randr"], env=self.session, capture_output=True, text=True, timeout=10)
         self.assertIn("HEADLESS-1", listing.stdout)
         process, output, errors = self.follow("--rotate", "wlroots")
         watcher = self.daemon.client()

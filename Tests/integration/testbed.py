@@ -3,9 +3,11 @@
 The real libudev and libiio inside orientd read this tree through umockdev's preload library, so
 discovery, reads, buffered capture and hotplug take the same code path as on a device.
 """
+import atexit
 import json
 import os
 import select
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -19,8 +21,55 @@ from gi.repository import UMockdev  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orientd"))
+NOBODY = 65534
 G = 9.81
 IIO_GET_EVENT_FD_IOCTL = 0x80046990  # _IOR('i', 0x90, int), linux/iio/events.h
+
+
+def changes_user(test):
+    """Marks a test, or a class of tests, that runs something as another user. Such a test runs
+    what it runs from reachable_by_everyone(), since the checkout may be closed to that user (mode
+    0700, as `mktemp -d`, /root and many home directories are); scripts/test-private-checkout runs
+    every marked test from such a checkout."""
+    test.changes_user = True
+    return test
+
+
+def as_another_user(test, uid=NOBODY, gid=None, groups=None):
+    """The command prefix that runs a program as `uid` (group `gid`, supplementary `groups` or
+    none), for a test marked with @changes_user: an unmarked test fails here, so that no test
+    changes user without scripts/test-private-checkout running it."""
+    method = getattr(type(test), test._testMethodName)
+    if not (getattr(type(test), "changes_user", False) or getattr(method, "changes_user", False)):
+        raise AssertionError(f"{test.id()} runs something as another user: mark it @changes_user")
+    gid = uid if gid is None else gid
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}"] + (["--groups", groups] if groups else ["--clear-groups"])
+
+
+_everyone_directory = None
+
+
+def reachable_by_everyone(path):
+    """A copy of `path` (a program, or a directory's Python modules) that every user can read and
+    run, in a directory of this run's (mode 0755, removed at exit). setpriv itself reaches a
+    program in a closed checkout (it keeps root's capabilities until the exec), but nothing the
+    program then opens there: Python's modules, or anything a program reads beside itself."""
+    global _everyone_directory
+    if _everyone_directory is None:
+        _everyone_directory = tempfile.mkdtemp(prefix="orientd-tests-shared-")
+        os.chmod(_everyone_directory, 0o755)
+        atexit.register(shutil.rmtree, _everyone_directory, True)
+    copy = os.path.join(_everyone_directory, os.path.basename(path.rstrip("/")))
+    if not os.path.exists(copy):
+        if os.path.isdir(path):
+            shutil.copytree(path, copy, ignore=lambda _, names: [n for n in names if not n.endswith(".py")])
+            for name in os.listdir(copy):
+                os.chmod(os.path.join(copy, name), 0o644)
+            os.chmod(copy, 0o755)
+        else:
+            shutil.copy2(path, copy)
+            os.chmod(copy, 0o755)
+    return copy
 
 
 def motion_event(modifier=1, event_type=1, direction=1, timestamp=0):
