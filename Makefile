@@ -68,6 +68,7 @@ test: deps check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/test-hinge-corpus
 	scripts/run-integration-tests
+	scripts/test-private-checkout
 	$(MAKE) fuzz
 	$(MAKE) package-test package-trixie-test
 
@@ -152,7 +153,7 @@ bench: deps release-static
 # binaries need only the distribution's libraries (libiio, libudev, libc, libstdc++). Its own build
 # folder, so the dynamic debug and release builds stay as they are.
 STATIC_BUILD ?= .build-static
-VERSION     := $(shell sed -n 's/^let orientdVersion = "\(.*\)"/\1/p' Sources/orientd/Orientd.swift)
+VERSION     := $(shell sed -n 's/^public let orientdPackageVersion = "\(.*\)"/\1/p' Sources/OrientationProtocol/PackageVersion.swift)
 HOST_ARCH   := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
 ARCH        := $(HOST_ARCH)
 PACKAGE_OUT ?= $(STATIC_BUILD)/package

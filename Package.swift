@@ -110,7 +110,7 @@ let package = Package(
         ]),
         .testTarget(
             name: "OrientdCLITests",
-            dependencies: ["orientd", "OrientationCore", "OrientationDaemon", "CorpusScoring"]
+            dependencies: ["orientd", "orientctl", "OrientationCore", "OrientationDaemon", "OrientationProtocol", "CorpusScoring"]
         ),
         .testTarget(
             name: "CorpusTests",

@@ -25,6 +25,7 @@ struct Orientctl: AsyncParsableCommand {
             Exit status: 0 success, 1 `wait` timed out, 64 bad options, 69 orientd is not reachable, \
             77 permission denied, 76 the daemon refused the request.
             """,
+        version: orientdPackageVersion,
         subcommands: [Get.self, Monitor.self, Wait.self, Lock.self, Follow.self]
     )
 

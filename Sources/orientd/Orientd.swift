@@ -2,12 +2,10 @@ import ArgumentParser
 import NIOCore
 import NIOPosix
 import OrientationCore
+import OrientationProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// The version string printed by `--version` and, later, in the protocol's hello.
-let orientdVersion = "0.1.0"
 
 @main
 struct Orientd: AsyncParsableCommand {
@@ -28,7 +26,7 @@ struct Orientd: AsyncParsableCommand {
             The screen rotates the wrong way? The sensor is mounted turned and its mount matrix is \
             unknown: orientd calibrate finds it from three poses and installs it for systemd's hwdb.
             """,
-        version: orientdVersion,
+        version: orientdPackageVersion,
         subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CalibrateCommand.self, CheckResolverCommand.self, CheckConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )

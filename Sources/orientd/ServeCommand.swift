@@ -10,6 +10,7 @@ import Glibc
 import Logging
 import OrientationCore
 import OrientationDaemon
+import OrientationProtocol
 import SensorCore
 import SensorIO
 import ServiceLifecycle
@@ -152,7 +153,7 @@ struct ServeCommand: AsyncParsableCommand {
                     return .failure(error)
                 }
             },
-            kindSources: kindSources, serverName: "orientd \(orientdVersion)",
+            kindSources: kindSources, serverName: "orientd \(orientdPackageVersion)",
             notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
 
         // Until the reload service traps SIGHUP, one must not end the daemon (its default action).
@@ -233,7 +234,7 @@ struct CheckConfigCommand: ParsableCommand {
             return
         }
         if manualPage {
-            print(ConfigurationFile.manualPage(version: orientdVersion), terminator: "")
+            print(ConfigurationFile.manualPage(version: orientdPackageVersion), terminator: "")
             return
         }
         var options = self.options

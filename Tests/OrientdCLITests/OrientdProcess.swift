@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs the built `orientd` binary and captures what it prints.
+/// Runs the built `orientd` (or another of the package's programs) and captures what it prints.
 struct OrientdProcess {
     struct Result {
         let status: Int32
@@ -18,9 +18,9 @@ struct OrientdProcess {
 
     static let executable = productsDirectory.appendingPathComponent("orientd")
 
-    /// Runs `orientd arguments…` to completion. Input and output go through temporary files, so no
-    /// pipe can fill up and no thread has to wait for another.
-    static func run(_ arguments: [String], standardInput: String? = nil) throws -> Result {
+    /// Runs `orientd arguments…` (or `program arguments…`) to completion. Input and output go through
+    /// temporary files, so no pipe can fill up and no thread has to wait for another.
+    static func run(_ arguments: [String], standardInput: String? = nil, program: String = "orientd") throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -32,7 +32,7 @@ struct OrientdProcess {
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
 
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
         process.standardInput = try FileHandle(forReadingFrom: inputURL)
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
