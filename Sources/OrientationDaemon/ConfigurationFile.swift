@@ -1,3 +1,4 @@
+import Logging
 import OrientationCore
 import SensorCore
 
@@ -90,6 +91,16 @@ public enum ConfigurationFile {
 
     /// `settings` as the file writes them (`orientd check-config`): every table, every key that
     /// has a value.
+    /// The same settings as ``render(_:)``, as log metadata (`table.key`: the value as the file
+    /// writes it), for the daemon's one debug line at start.
+    public static func metadata(_ settings: ServeSettings) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        for setting in DaemonSetting.all {
+            if let value = setting.value(in: settings) { metadata["\(setting.table).\(setting.key)"] = .string(value) }
+        }
+        return metadata
+    }
+
     public static func render(_ settings: ServeSettings) -> String {
         DaemonSetting.tables.compactMap { table in
             let lines = DaemonSetting.all.filter { $0.table == table.name }.compactMap { setting in

@@ -85,8 +85,9 @@ public struct JournalLogHandler: LogHandler {
 
     public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
         let merged = metadata.merging(explicit ?? [:]) { $1 }
-        let details = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let body = "\(label): \(message)" + (details.isEmpty ? "" : " \(details)")
+        let details = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.text(of: $0.value))" }.joined(separator: " ")
+        // One entry, one line: journald starts a new entry at every newline.
+        let body = String(("\(label): \(message)" + (details.isEmpty ? "" : " \(details)")).map { $0 == "\n" ? " " : $0 })
         let text: String
         if journal {
             text = "<\(Self.priority(level))>\(body)\n"
@@ -103,6 +104,18 @@ public struct JournalLogHandler: LogHandler {
             text = "\(stamp) \(level.rawValue) \(body)\n"
         }
         text.withCString { _ = write(2, $0, strlen($0)) }
+    }
+
+    /// A metadata value in words: lists (ServiceLifecycle logs its services and signals as lists)
+    /// without Swift's brackets and quotes, an empty one as "none".
+    static func text(of value: Logger.MetadataValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .stringConvertible(let value): value.description
+        case .array(let values): values.isEmpty ? "none" : values.map { text(of: $0) }.joined(separator: ", ")
+        case .dictionary(let values):
+            values.isEmpty ? "none" : values.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ", ")
+        }
     }
 
     /// syslog priorities: debug 7, info 6, notice 5, warning 4, error 3, critical 2.

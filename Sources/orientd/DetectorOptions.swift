@@ -13,7 +13,7 @@ struct DetectorOptions: ParsableArguments {
     var overrides: [String] = []
 
     /// `base` (the defaults, or the configuration file's values) with every override applied, validated.
-    func configuration(base: DetectorConfiguration = DetectorConfiguration()) throws -> DetectorConfiguration {
+    func configuration(base: DetectorConfiguration = DetectorConfiguration()) throws(ValidationError) -> DetectorConfiguration {
         var configuration = base
         for override in overrides {
             guard let equals = override.firstIndex(of: "=") else {

@@ -45,8 +45,25 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch: String?
     @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: String?
 
-    /// Defaults, then the file, then these options. A bad file exits 78 (EX_CONFIG) with file and line.
-    func resolve() throws -> (settings: ServeSettings, file: String?) {
+    /// Defaults, then the file, then these options, for a command: a bad file is printed with its
+    /// file and line and exits 78 (EX_CONFIG); a bad option is a usage error (64).
+    func resolveForCommand() throws -> (settings: ServeSettings, file: String?) {
+        do {
+            return try resolve()
+        } catch {
+            switch error {
+            case .file(let problem):
+                printError("orientd: \(problem.description)")
+                throw ExitCode(78)
+            case .option(let message):
+                throw ValidationError(message)
+            }
+        }
+    }
+
+    /// Defaults, then the file, then these options; what is wrong, in words, for the caller to
+    /// print or log (a reload logs it: the log line carries the file, line and reason).
+    func resolve() throws(SettingsError) -> (settings: ServeSettings, file: String?) {
         var settings = ServeSettings()
         var path = config
         if path == nil, FileManager.default.fileExists(atPath: ConfigurationFile.defaultPath) { path = ConfigurationFile.defaultPath }
@@ -54,10 +71,18 @@ struct DaemonOptions: ParsableArguments {
             do {
                 settings = try ConfigurationFile.load(path: path)
             } catch {
-                printError("orientd: \(error.description)")
-                throw ExitCode(78)
+                throw .file(error)
             }
         }
+        do {
+            try resolveOptions(into: &settings)
+        } catch {
+            throw .option(error.message)
+        }
+        return (settings, path)
+    }
+
+    private func resolveOptions(into settings: inout ServeSettings) throws(ValidationError) {
         if let environment = ProcessInfo.processInfo.environment["ORIENTD_SOCKET"] {
             try SettingHelp.apply([("socket", environment)], to: &settings)
         }
@@ -72,7 +97,21 @@ struct DaemonOptions: ParsableArguments {
         ]
         try SettingHelp.apply(sensorOptions.given + given, to: &settings)
         settings.daemon.detector = try detector.configuration(base: settings.daemon.detector)
-        return (settings, path)
+    }
+}
+
+/// Why the settings could not be put together.
+enum SettingsError: Error, CustomStringConvertible {
+    /// The configuration file: its description names the file, the line and the expected form.
+    case file(ConfigurationError)
+    /// An option or $ORIENTD_SOCKET.
+    case option(String)
+
+    var description: String {
+        switch self {
+        case .file(let problem): problem.description
+        case .option(let message): message
+        }
     }
 }
 
@@ -100,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var options: DaemonOptions
 
     func run() async throws {
-        let (settings, file) = try options.resolve()
+        let (settings, file) = try options.resolveForCommand()
         let (configuration, sensorConfiguration, level) = (settings.daemon, settings.sensor, settings.logLevel)
         let environment = ProcessInfo.processInfo.environment
         let journal = environment["JOURNAL_STREAM"] != nil
@@ -108,6 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "orientd")
         if let file { logger.info("configuration read", metadata: ["config.file": "\(file)"]) }
+        logger.debug("effective configuration", metadata: ConfigurationFile.metadata(settings))
         let source: any AccelerometerSource
         do {
             source = try SensorFactory.makeSource(sensorConfiguration)
@@ -179,7 +219,9 @@ struct ServeCommand: AsyncParsableCommand {
 /// SIGHUP: reads the configuration again (defaults, file, the same options) and applies what can
 /// change without a restart, logging what cannot. A service of the daemon's group, so the signal is
 /// trapped for as long as the daemon runs and the service ends with the group.
-struct ConfigurationReloadService: Service {
+struct ConfigurationReloadService: Service, CustomStringConvertible {
+    /// ServiceLifecycle names services in its debug log by their description (not a dump of the options).
+    var description: String { "configuration reload on SIGHUP" }
     let options: DaemonOptions
     let daemon: OrientationDaemonService
     let runningSensor: SensorConfiguration
@@ -196,7 +238,7 @@ struct ConfigurationReloadService: Service {
                 if new.baseSensorConfiguration != runningBaseSensor { restart.append("base sensor settings") }
                 logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
             } catch {
-                logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+                logger.error("configuration reload failed, keeping the running configuration: \(error.description)")
             }
         }
     }
@@ -239,7 +281,7 @@ struct CheckConfigCommand: ParsableCommand {
         }
         var options = self.options
         options.config = file ?? options.config ?? ConfigurationFile.defaultPath
-        print(ConfigurationFile.render(try options.resolve().settings), terminator: "")
+        print(ConfigurationFile.render(try options.resolveForCommand().settings), terminator: "")
     }
 }
 

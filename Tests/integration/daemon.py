@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from testbed import ORIENTD
+from testbed import ORIENTD, assert_in_words
 
 G = 9.81
 POSES = {  # gravity-pointing display frame (detection.md §1)
@@ -79,6 +79,7 @@ class Daemon:
             raise
         rest = self.partial + self.process.stderr.read()
         self.log += rest.decode(errors="replace").splitlines()
+        assert_in_words(self.log)
         return self.process.returncode
 
 

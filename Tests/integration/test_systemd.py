@@ -12,7 +12,7 @@ import time
 import unittest
 
 from daemon import Client
-from testbed import ORIENTD
+from testbed import ORIENTD, assert_in_words
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -107,6 +107,57 @@ class Notifications(unittest.TestCase):
         log = process.stderr.read().decode()
         self.assertIn("configuration reloaded", log)
         self.assertIn("needs.restart=session idiom", log)
+
+    def read_log_until(self, process, text, timeout=10):
+        """orientd's log lines, read as they come until one contains `text`."""
+        lines, partial, deadline = [], b"", time.monotonic() + timeout
+        while not any(text in line for line in lines):
+            remaining = deadline - time.monotonic()
+            self.assertGreater(remaining, 0, f"orientd did not log {text!r}: {lines[-10:]}")
+            if select.select([process.stderr], [], [], remaining)[0]:
+                chunk = os.read(process.stderr.fileno(), 65536)
+                self.assertTrue(chunk, f"orientd exited before logging {text!r}: {lines[-10:]}")
+                *complete, partial = (partial + chunk).split(b"\n")
+                lines += [line.decode() for line in complete]
+        return lines
+
+    def test_a_failed_reload_logs_the_file_line_and_reason_in_one_line(self):
+        config = os.path.join(self.directory, "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write('[socket]\nmode = "0660"\n')
+        process = self.start("--config", config)
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        with open(config, "w") as handle:
+            handle.write('[socket]\npaht = "/tmp/elsewhere"\n')
+        self.reload_as_the_unit_does(process)
+        lines = self.read_log_until(process, "configuration reload failed")
+        failed = next(line for line in lines if "configuration reload failed" in line)
+        self.assertIn(" error orientd: ", failed)  # a reader filtering by priority sees the reason
+        self.assertIn(f'{config}:2: [socket]: unknown key "paht" (keys: group, mode, path)', failed)
+        self.assertTrue(Client(self.socket_path).request("get")["ok"])  # still serving, as before
+        process.send_signal(15)
+        self.assertEqual(process.wait(timeout=10), 0)
+        lines += process.stderr.read().decode().splitlines()
+        self.assertFalse([line for line in lines if "paht" in line and line is not failed], lines)  # said once, in the log line
+        assert_in_words(lines)
+
+    def test_the_debug_log_says_the_effective_configuration_once_in_words(self):
+        config = os.path.join(self.directory, "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write('[session]\nsupported = ["landscape"]\n')
+        process = self.start("--config", config, "--log-level", "debug", "--dbus", "off")
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        process.send_signal(15)
+        self.assertEqual(process.wait(timeout=10), 0)
+        lines = process.stderr.read().decode().splitlines()
+        effective = [line for line in lines if "effective configuration" in line]
+        self.assertEqual(len(effective), 1, lines)
+        for setting in ('session.supported=["landscape"]', f'socket.path="{self.socket_path}"', "sensor.sensor=\"stdin\"",
+                        'dbus.mode="off"', 'log.level="debug"', "detector.settle-time="):
+            self.assertIn(setting, effective[0])
+        self.assertTrue(any("Starting service sl-service=configuration reload on SIGHUP" in line for line in lines), lines)
+        self.assertFalse([line for line in lines if "DaemonOptions" in line or "OrientationDaemonService" in line], lines)
+        assert_in_words(lines)
 
     def test_journald_format_when_journal_stream_is_set(self):
         process = self.start(extra_env={"JOURNAL_STREAM": "8:1234"})

@@ -6,6 +6,7 @@ discovery, reads, buffered capture and hotplug take the same code path as on a d
 import atexit
 import json
 import os
+import re
 import select
 import shutil
 import struct
@@ -24,6 +25,19 @@ ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "debug", "orien
 NOBODY = 65534
 G = 9.81
 IIO_GET_EVENT_FD_IOCTL = 0x80046990  # _IOR('i', 0x90, int), linux/iio/events.h
+
+
+# What Swift prints for a value that has no description of its own: `Optional("x")`,
+# `ExitCode(rawValue: 78)`, `SensorConfiguration(rate: 25, …)`, `trace("path")`, `Foo()`.
+SWIFT_DUMP = re.compile(r'Optional\(|\w\((?:[a-z_]\w*: |"|\))')
+
+
+def assert_in_words(lines, who="orientd"):
+    """Every line orientd wrote to standard error (its log, its messages) is in words: no Swift
+    value printed by reflection. Checked whenever a test stops a daemon or a command it ran."""
+    dumps = [line for line in lines if SWIFT_DUMP.search(line)]
+    if dumps:
+        raise AssertionError(f"{who} printed Swift values instead of words: {dumps[:5]}")
 
 
 def changes_user(test):
@@ -332,6 +346,7 @@ class Running:
         for fd, rest, target in ((out_fd, out, self.stdout_lines), (err_fd, err, self.stderr_lines)):
             text = (self._partial.get(fd, b"") + rest).decode(errors="replace")
             target.extend(line for line in text.split("\n") if line)
+        assert_in_words(self.stderr_lines)
         return self.process.returncode
 
 
