@@ -89,8 +89,12 @@ public actor OrientationClient {
                 }
         } catch let error as IOError {
             throw OrientationClientError.cannotConnect(path: path, reason: String(cString: strerror(error.errnoCode)))
+        } catch SocketAddressError.unixDomainSocketPathTooLong {
+            throw OrientationClientError.cannotConnect(path: path, reason: "the path is longer than a socket address holds (107 bytes)")
+        } catch let error as CustomStringConvertible {
+            throw OrientationClientError.cannotConnect(path: path, reason: error.description)
         } catch {
-            throw OrientationClientError.cannotConnect(path: path, reason: "\(error)")
+            throw OrientationClientError.cannotConnect(path: path, reason: "the connection could not be set up")
         }
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             Task {

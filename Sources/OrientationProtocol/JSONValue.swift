@@ -41,12 +41,16 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Parses a complete JSON text.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw JSONSyntaxError(error)
+        }
     }
 
     /// Parses a complete JSON text given as bytes.
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         try parse(Data(bytes))
     }
 
@@ -153,6 +157,31 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
 }
 
 /// A position in a JSON document, for error messages: `vectors[3] (id "X").steps[1].action.type`.
+/// Text that is not JSON, in the decoder's words (where it stopped and why), never a printout of
+/// its error value: how Swift prints `DecodingError` differs between toolchains (6.2 dumps it).
+public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ error: any Error) {
+        guard let error = error as? DecodingError else {
+            description = (error as? CustomStringConvertible)?.description ?? "not valid JSON"
+            return
+        }
+        let context: DecodingError.Context
+        switch error {
+        case .dataCorrupted(let found), .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found):
+            context = found
+        @unknown default:
+            description = "not valid JSON"
+            return
+        }
+        // The position is in the underlying error's text ("… around line 1, column 5").
+        let reason = (context.underlyingError as? CustomStringConvertible)?.description ?? context.debugDescription
+        let path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+        description = path.isEmpty ? reason : "\(reason) (at \(path.hasPrefix(".") ? String(path.dropFirst()) : path))"
+    }
+}
+
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public private(set) var components: [String] = []
 

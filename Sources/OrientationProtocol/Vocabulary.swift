@@ -67,9 +67,16 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
 
 /// What a claim holds: the accelerometer (with a convertible's base where needed) or a sensor of
 /// another kind.
-public enum ClaimedSensor: Sendable, Hashable {
+public enum ClaimedSensor: Sendable, Hashable, CustomStringConvertible {
     case accelerometer
     case kind(SensorKind)
+
+    public var description: String {
+        switch self {
+        case .accelerometer: "accelerometer"
+        case .kind(let kind): kind.description
+        }
+    }
 }
 
 /// The kinds of message the server sends (the `type` field).

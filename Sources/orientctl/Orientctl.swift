@@ -78,7 +78,7 @@ func rejection(_ error: any Error) -> ExitCode {
 
 func describe(_ state: DaemonState) -> String {
     var lines = ["device: \(state.device)", "interface: \(state.interface)",
-                 "sensor: \(state.sensor)\(state.sensorName.map { " (\($0))" } ?? "")"
+                 "sensor: \(state.sensor.rawValue)\(state.sensorName.map { " (\($0))" } ?? "")"
                      + (state.rate.map { ", read at \(($0 * 10).rounded() / 10) Hz" } ?? ""), "locked: \(state.locked ? "yes" : "no")"]
     // A convertible's fields only where there is a convertible's value.
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
@@ -151,7 +151,11 @@ struct Monitor: AsyncParsableCommand {
         fflush(nil)
         for await event in client.events {
             if event.isGoodbye {
-                complain("orientd said goodbye: \(event.message["reason"].map { "\($0)" } ?? "")")
+                switch event.message["reason"] {
+                case .string(let reason)?: complain("orientd said goodbye: \(reason)")
+                case let reason?: complain("orientd said goodbye: \(reason.serialized)")
+                case nil: complain("orientd said goodbye")
+                }
                 throw ExitCode(69)
             }
             if json {

@@ -34,21 +34,25 @@ struct CheckResolverCommand: ParsableCommand {
     var failuresOnly = false
 
     func run() throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: vectors))
-        } catch {
-            printError("orientd check-resolver: cannot read \(vectors): \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        switch readWholeFile(vectors) {
+        case .success(let read): bytes = read
+        case .failure(let reason):
+            printError("orientd check-resolver: cannot read \(vectors): \(reason)")
             throw ExitCode(66)
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes)
+        } catch {
+            printError("orientd check-resolver: \(vectors): not valid JSON: \(error.description)")
+            throw ExitCode(65)
         }
         let file: ResolverVectorFile
         do {
-            file = try ResolverVectorFile(json: try JSONValue.parse(data))
-        } catch let error as JSONFieldError {
-            printError("orientd check-resolver: \(vectors): \(error)")
-            throw ExitCode(65)
+            file = try ResolverVectorFile(json: json)
         } catch {
-            printError("orientd check-resolver: \(vectors): not valid JSON: \(describeJSONError(error))")
+            printError("orientd check-resolver: \(vectors): \(error.description)")
             throw ExitCode(65)
         }
         let results = file.run()
@@ -61,10 +65,25 @@ struct CheckResolverCommand: ParsableCommand {
     }
 }
 
-/// The JSON decoder's errors carry the position in the underlying error; bring it out.
-func describeJSONError(_ error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let context) = error {
-        return context.underlyingError.map { "\($0)" } ?? context.debugDescription
+/// The whole file, or why not in strerror's words, taken from the call that failed (a directory
+/// opens and fails at the first read).
+func readWholeFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+    guard let file = fopen(path, "r") else { return .failure(ReadFailure(errno)) }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count > 0 { bytes += buffer[0..<count] }
+        if count < buffer.count {
+            return ferror(file) != 0 ? .failure(ReadFailure(errno)) : .success(bytes)
+        }
     }
-    return "\(error)"
+}
+
+/// An errno, said by strerror.
+struct ReadFailure: Error, CustomStringConvertible {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+    var description: String { String(cString: strerror(code)) }
 }

@@ -225,6 +225,8 @@ struct ListSensorsCommand: AsyncParsableCommand {
             kinds: kinds.map { KindEntry(sensor: $0.description, readable: $0.readable, served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // A sensor may read NaN or infinity: listed as such, not a failed listing.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return String(decoding: try encoder.encode(listing), as: UTF8.self)
     }
 }

@@ -48,6 +48,8 @@ struct CheckResolverCommandTests {
         (#"{"vectors": [{"id": "X", "initial": {"interfaceOrientation": "portrait", "root": {"kind": "scene", "id": "A"}}, "steps": []}]}"#,
          #"vectors[0] (id "X").initial.deviceOrientation: missing"#),
         (#"{"vectors": [ "#, "not valid JSON"),
+        // A number no Double holds: the decoder's words, not its error value printed by Swift.
+        (#"{"vectors": [1e999]}"#, "not valid JSON: "),
     ])
     func malformed(text: String, message: String) throws {
         let file = try temporaryFile(text)
@@ -56,12 +58,17 @@ struct CheckResolverCommandTests {
         #expect(result.status == 65)
         #expect(result.standardError.contains(file.path))
         #expect(result.standardError.contains(message), "\(result.standardError)")
+        for dump in ["DecodingError.Context(", "typeMismatch(", "dataCorrupted(", "Optional("] {
+            #expect(!result.standardError.contains(dump), "\(result.standardError)")
+        }
     }
 
-    @Test("an unreadable file is named, exit 66")
-    func unreadable() throws {
-        let result = try OrientdProcess.run(["check-resolver", "/nonexistent/vectors.json"])
+    @Test("an unreadable file is named with the reason, exit 66", arguments: [
+        ("/nonexistent/vectors.json", "No such file or directory"), ("/tmp", "Is a directory"),
+    ])
+    func unreadable(path: String, reason: String) throws {
+        let result = try OrientdProcess.run(["check-resolver", path])
         #expect(result.status == 66)
-        #expect(result.standardError.contains("/nonexistent/vectors.json"))
+        #expect(result.standardError == "orientd check-resolver: cannot read \(path): \(reason)\n")
     }
 }

@@ -454,6 +454,21 @@ class Orientctl(DaemonCase):
         self.assertIn("permission-denied", denied.stderr)
         self.assertTrue(json.loads(self.orientctl("get", "--json").stdout)["locked"])
 
+    def test_monitor_says_the_goodbye_reason_in_words_and_a_too_long_path_is_explained(self):
+        monitor = subprocess.Popen([self.ORIENTCTL, "monitor", "--socket", self.daemon.socket_path],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: monitor.poll() is None and (monitor.kill(), monitor.wait()))
+        watcher = self.daemon.client()
+        watcher.request("subscribe", topics=["sensor"])
+        watcher.next_event(lambda e: e["to"] == "active")  # monitor's subscription started sampling
+        self.daemon.stop()
+        self.assertEqual(monitor.wait(timeout=10), 69)
+        self.assertEqual(monitor.stderr.read(), "orientctl: orientd said goodbye: orientd is shutting down\n")
+        far = "/tmp/" + "d" * 120 + "/orientd.sock"
+        result = subprocess.run([self.ORIENTCTL, "get", "--socket", far], capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 69)
+        self.assertIn(f"cannot connect to {far}: the path is longer than a socket address holds (107 bytes)", result.stderr)
+
     def test_follow_passes_values_as_arguments(self):
         output = os.path.join(self.daemon.directory, "follow.txt")
         follower = subprocess.Popen([self.ORIENTCTL, "follow", "--socket", self.daemon.socket_path, "--exec",
