@@ -11,6 +11,7 @@ import select
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -357,10 +358,16 @@ class TestbedCase(unittest.TestCase):
         self.running = []
 
     def tearDown(self):
+        result = self._outcome.result  # the test's own failure is recorded there before tearDown
+        failed = any(test is self for test, _ in result.errors + result.failures)
         for process in self.running:
             if process.process.poll() is None:
                 process.process.kill()
-                process.process.communicate()
+                out, err = process.process.communicate()
+                process.stderr_lines += err.decode(errors="replace").splitlines()
+            if failed:  # what orientd said, for a failure that shows only a timeout
+                print(f"\n--- {' '.join(process.process.args[:2])}: its last standard error lines", file=sys.stderr)
+                print("\n".join(process.stderr_lines[-40:]), file=sys.stderr)
 
     def start(self, *args, env=None, pass_fds=()):
         process = Running(self.bed, *args, env=env, pass_fds=pass_fds)
