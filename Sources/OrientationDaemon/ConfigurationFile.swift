@@ -19,18 +19,10 @@ public enum ConfigurationFile {
 
     /// Reads `path` over `base` (the defaults).
     public static func load(path: String, over base: ServeSettings = ServeSettings()) throws(ConfigurationError) -> ServeSettings {
-        guard let file = fopen(path, "r") else {
-            throw ConfigurationError(file: path, line: nil, message: "cannot read: \(String(cString: strerror(errno)))")
+        switch WholeFile.read(path) {
+        case .success(let bytes): return try parse(String(decoding: bytes, as: UTF8.self), file: path, over: base)
+        case .failure(let error): throw ConfigurationError(file: path, line: nil, message: "cannot read: \(error)")
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        fclose(file)
-        return try parse(String(decoding: bytes, as: UTF8.self), file: path, over: base)
     }
 
     /// The settings `text` gives, over `base`; `file` names it in errors.

@@ -1,4 +1,5 @@
 import NIOCore
+import SensorCore
 
 #if canImport(Glibc)
 import Glibc
@@ -81,20 +82,9 @@ public enum StartupPageRelease {
         return nil
     }
 
-    /// A /proc file read whole (its size is 0 to stat, so it is read until end of file).
+    /// A /proc file read whole, or nil.
     private static func readWholeFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try? WholeFile.read(path).map { String(decoding: $0, as: UTF8.self) }.get()
     }
 }
 

@@ -9,6 +9,7 @@ import Glibc
 #endif
 import OrientationCore
 import OrientationProtocol
+import SensorCore
 
 /// `orientd check-resolver VECTORS.json`: runs resolver test vectors (resolver.md §1).
 struct CheckResolverCommand: ParsableCommand {
@@ -35,7 +36,7 @@ struct CheckResolverCommand: ParsableCommand {
 
     func run() throws {
         let bytes: [UInt8]
-        switch readWholeFile(vectors) {
+        switch WholeFile.read(vectors) {
         case .success(let read): bytes = read
         case .failure(let reason):
             printError("orientd check-resolver: cannot read \(vectors): \(reason)")
@@ -65,25 +66,4 @@ struct CheckResolverCommand: ParsableCommand {
     }
 }
 
-/// The whole file, or why not in strerror's words, taken from the call that failed (a directory
-/// opens and fails at the first read).
-func readWholeFile(_ path: String) -> Result<[UInt8], ReadFailure> {
-    guard let file = fopen(path, "r") else { return .failure(ReadFailure(errno)) }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count > 0 { bytes += buffer[0..<count] }
-        if count < buffer.count {
-            return ferror(file) != 0 ? .failure(ReadFailure(errno)) : .success(bytes)
-        }
-    }
-}
 
-/// An errno, said by strerror.
-struct ReadFailure: Error, CustomStringConvertible {
-    let code: Int32
-    init(_ code: Int32) { self.code = code }
-    var description: String { String(cString: strerror(code)) }
-}

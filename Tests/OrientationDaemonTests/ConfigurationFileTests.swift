@@ -121,6 +121,19 @@ struct ConfigurationFileTests {
         }
     }
 
+    @Test("a file that cannot be read is named with the reason; a directory is not an empty file", arguments: [
+        ("/nonexistent/orientd.toml", "/nonexistent/orientd.toml: cannot read: No such file or directory"),
+        ("/tmp", "/tmp: cannot read: Is a directory"),
+    ])
+    func unreadable(path: String, message: String) {
+        do {
+            _ = try ConfigurationFile.load(path: path)
+            Issue.record("\(path) was read")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
     @Test("the rendering of settings parses back to them")
     func renderingRoundTrip() throws {
         var settings = ServeSettings()
