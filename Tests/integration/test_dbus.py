@@ -96,7 +96,13 @@ class RealClients(SensorProxyCase):
     def test_monitor_sensor_prints_light_proximity_and_the_accelerometer_changing(self):
         light = self.bed.add_light(1, attributes={"in_illuminance_input": "40", "in_illuminance_integration_time": "0.05"})
         proximity = self.bed.add_proximity(2, raw=0, near_level=100)
-        self.daemon.wait_for(lambda d: d.stderr_contains("proximity sensor available"), what="the proximity sensor")
+        # The log says "available" on the daemon's loop; the bus's properties follow on the bus's
+        # thread. monitor-sensor reads them once and then hears only what it claims, so it starts
+        # once the bus says both. Nothing signals a change to a name that claims nothing (and a
+        # claim would read the light before monitor-sensor can see it change): the properties are
+        # asked again at every wake-up of the bus client's loop (at least every 100 ms).
+        watcher = self.client()
+        watcher.wait_for(lambda c: c.get("HasAmbientLight") and c.get("HasProximity"), what="HasAmbientLight and HasProximity")
         monitor = self.spawn("monitor-sensor")
         monitor.wait_for("=== Has ambient light sensor")
         monitor.wait_for("=== Has proximity sensor")
