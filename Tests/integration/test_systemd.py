@@ -33,6 +33,15 @@ class Notifications(unittest.TestCase):
         self.addCleanup(lambda: process.poll() is None and (process.kill(), process.wait()))
         return process
 
+    def start_with_config(self, text, *args):
+        """The daemon on a configuration file of `text`, once it said READY=1; returns it and the file."""
+        config = os.path.join(self.directory, "orientd.toml")
+        with open(config, "w") as handle:
+            handle.write(text)
+        process = self.start("--config", config, *args)
+        self.assertTrue(self.next_notification().startswith("READY=1"))
+        return process, config
+
     def reload_as_the_unit_does(self, process):
         """Runs the unit's ExecReload= line as systemd would: split into words, $MAINPID in the
         environment. It must work without procps (Debian 13's minimal systems lack /bin/kill)."""
@@ -87,11 +96,7 @@ class Notifications(unittest.TestCase):
         self.assertEqual(process.wait(timeout=10), 0)
 
     def test_sighup_reloads_what_can_change_and_reports_the_rest(self):
-        config = os.path.join(self.directory, "orientd.toml")
-        with open(config, "w") as handle:
-            handle.write('[session]\nsupported = ["all"]\n')
-        process = self.start("--config", config)
-        self.assertTrue(self.next_notification().startswith("READY=1"))
+        process, config = self.start_with_config('[session]\nsupported = ["all"]\n')
         client = Client(self.socket_path)
         client.request("subscribe", topics=["interface"])
         with open(config, "w") as handle:
@@ -122,11 +127,7 @@ class Notifications(unittest.TestCase):
         return lines
 
     def test_a_failed_reload_logs_the_file_line_and_reason_in_one_line(self):
-        config = os.path.join(self.directory, "orientd.toml")
-        with open(config, "w") as handle:
-            handle.write('[socket]\nmode = "0660"\n')
-        process = self.start("--config", config)
-        self.assertTrue(self.next_notification().startswith("READY=1"))
+        process, config = self.start_with_config('[socket]\nmode = "0660"\n')
         with open(config, "w") as handle:
             handle.write('[socket]\npaht = "/tmp/elsewhere"\n')
         self.reload_as_the_unit_does(process)
@@ -142,11 +143,7 @@ class Notifications(unittest.TestCase):
         assert_in_words(lines)
 
     def test_the_debug_log_says_the_effective_configuration_once_in_words(self):
-        config = os.path.join(self.directory, "orientd.toml")
-        with open(config, "w") as handle:
-            handle.write('[session]\nsupported = ["landscape"]\n')
-        process = self.start("--config", config, "--log-level", "debug", "--dbus", "off")
-        self.assertTrue(self.next_notification().startswith("READY=1"))
+        process, _ = self.start_with_config('[session]\nsupported = ["landscape"]\n', "--log-level", "debug", "--dbus", "off")
         process.send_signal(15)
         self.assertEqual(process.wait(timeout=10), 0)
         lines = process.stderr.read().decode().splitlines()
