@@ -12,7 +12,7 @@ final class DetectionStage: Sendable {
     /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
     /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
     /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
-    private let pipeline: NIOLockedValueBox<(orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?, onMotionEvents: Bool)>
+    private let pipeline: NIOLockedValueBox<Pipeline>
     /// The pace's settings (nil: read at the rate always) and where its decisions go: the source's
     /// read interval, set from here on the sensor's thread.
     private let paceSettings: SamplingPace.Settings?
@@ -33,10 +33,21 @@ final class DetectionStage: Sendable {
         var isNews: Bool { change != nil || tilt != nil || gravity != nil || pace != nil }
     }
 
+    /// What the lock guards.
+    private struct Pipeline {
+        var orientation: OrientationPipeline
+        var tilt = TiltClassifier()
+        var sensor: String?
+        var pace: SamplingPace?
+        var onMotionEvents = false
+        /// Something besides the orientation needs every reading (``holdFast(_:)``).
+        var heldFast = false
+    }
+
     init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
         paceSettings = readPace == nil ? nil : pace
         self.readPace = readPace
-        pipeline = NIOLockedValueBox((OrientationPipeline(configuration: configuration), TiltClassifier(), nil, paceSettings.map(SamplingPace.init), false))
+        pipeline = NIOLockedValueBox(Pipeline(orientation: OrientationPipeline(configuration: configuration), pace: paceSettings.map(SamplingPace.init)))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -55,7 +66,7 @@ final class DetectionStage: Sendable {
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading)
                 let tilt = pipeline.tilt.process(display)
-                var pace = pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                var pace = pipeline.heldFast ? nil : pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
                 if pace == nil, pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
                     pace = .rest  // the interrupt failed: the device rests on polling now
                 }
@@ -70,9 +81,9 @@ final class DetectionStage: Sendable {
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
                 pipeline.sensor = description.identifier
             case .unavailable, .ended:
-                pipeline = (OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
-                                                configuration: pipeline.orientation.detector.configuration), TiltClassifier(), nil,
-                            paceSettings.map(SamplingPace.init), false)
+                pipeline = Pipeline(orientation: OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
+                                                                     configuration: pipeline.orientation.detector.configuration),
+                                    pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast)
                 readPace?.set(nil)
             case .fault, .recovered:
                 break
@@ -100,6 +111,25 @@ final class DetectionStage: Sendable {
         readPace?.set(nil)
     }
 
+    /// While `hold` is true the sensor is read at the sampling rate whether the device rests or not:
+    /// a convertible's hinge angle compares this sensor's readings with the base's, and a reading
+    /// older than ``HingeDetector/Configuration/staleAfter`` makes the angle unknown, which a rest
+    /// pace of 2 Hz or the motion interrupt's 5 s would do between reads. Returns true when the pace
+    /// was slow and is fast now (the hub tells clients the rate in force).
+    @discardableResult
+    func holdFast(_ hold: Bool) -> Bool {
+        let wasSlow = pipeline.withLockedValue { pipeline -> Bool in
+            let wasHeld = pipeline.heldFast
+            pipeline.heldFast = hold
+            guard hold, !wasHeld, let pace = pipeline.pace else { return false }
+            pipeline.pace = SamplingPace(settings: pace.settings)
+            pipeline.onMotionEvents = false
+            return pace.pace == .rest
+        }
+        if hold { readPace?.set(nil) }
+        return wasSlow
+    }
+
     /// The device rests on the sensor's motion interrupt: it is read only on motion and every
     /// ``MotionEvents/checkInterval``.
     var restsOnMotionEvents: Bool {
@@ -113,7 +143,7 @@ final class DetectionStage: Sendable {
 
     /// The detector's deadline, later by the check interval while the device rests on the motion
     /// interrupt (a reading is due only then).
-    private static func silenceDeadline(_ pipeline: (orientation: OrientationPipeline, tilt: TiltClassifier, sensor: String?, pace: SamplingPace?, onMotionEvents: Bool)) -> Double? {
+    private static func silenceDeadline(_ pipeline: Pipeline) -> Double? {
         pipeline.orientation.detector.silenceDeadline.map { $0 + (pipeline.onMotionEvents ? MotionEvents.checkInterval : 0) }
     }
 

@@ -372,6 +372,8 @@ public final class OrientationHub: @unchecked Sendable {
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
+                // The hinge angle wants every display reading: no rest pace meanwhile.
+                if detection.holdFast(true) { paceChanged(.fast) }
                 armHingeCheck()
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
@@ -392,6 +394,7 @@ public final class OrientationHub: @unchecked Sendable {
             case .stopSampling(.base):
                 baseSource?.stopSampling()
                 hingeAngleSensor?.stopSampling()
+                detection.holdFast(false)
                 logger.info("no claims on the hinge left: base sensor sampling stops")
                 if let hinge {
                     hingeChanged(hinge.forget(.base))

@@ -85,4 +85,23 @@ struct DetectionStageTests {
         #expect(!stage.restsOnMotionEvents)
         #expect(readPace.interval == 0.5)
     }
+
+    @Test("held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace turns fast at once; released, it rests again")
+    func holdFast() {
+        let readPace = ReadPace()
+        let stage = DetectionStage(configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        let upright = Vector3(0, -9.81, 0)
+        func paces(from start: Double, seconds: Double = 2) -> [SamplingPace.Pace] {
+            stride(from: start, to: start + seconds, by: 0.04).compactMap { stage.observe(.sample(SensorSample(time: $0, reading: upright))).pace }
+        }
+        #expect(paces(from: 0) == [.rest])
+        #expect(readPace.interval == 0.5)
+        #expect(stage.holdFast(true), "it was slow")
+        #expect(readPace.interval == nil)
+        #expect(paces(from: 2) == [], "no rest while held")
+        #expect(!stage.holdFast(true), "already held")
+        stage.holdFast(false)
+        #expect(paces(from: 4) == [.rest])
+        #expect(readPace.interval == 0.5)
+    }
 }

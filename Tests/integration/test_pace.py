@@ -1,40 +1,13 @@
 """Adaptive pacing under umockdev: at rest the daemon reads the accelerometer at the rest rate, the
 first reading that moves brings the sampling rate back, and --rest-rate 0 reads at the rate
 always. How often the simulated attribute is read is counted with inotify (IN_ACCESS)."""
-import ctypes
 import os
-import select
-import struct
 import tempfile
 import threading
 import time
 
 from daemon import Client
-from testbed import TestbedCase, motion_event, orientd
-
-IN_ACCESS = 0x1
-
-
-class ReadCounter:
-    """Counts read(2)s of one file by any process (inotify IN_ACCESS)."""
-
-    def __init__(self, path):
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS) >= 0
-
-    def count(self, seconds):
-        """Reads of the file during the next `seconds` (a measurement window, not a synchronisation)."""
-        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
-        reads, deadline = 0, time.monotonic() + seconds
-        while (remaining := deadline - time.monotonic()) > 0:
-            if select.select([self.fd], [], [], remaining)[0]:
-                data = os.read(self.fd, 65536)
-                reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
-        return reads
-
-    def close(self):
-        os.close(self.fd)
+from testbed import ReadCounter, TestbedCase, motion_event, orientd
 
 
 class Pace(TestbedCase):

@@ -4,6 +4,7 @@ The real libudev and libiio inside orientd read this tree through umockdev's pre
 discovery, reads, buffered capture and hotplug take the same code path as on a device.
 """
 import atexit
+import ctypes
 import json
 import os
 import re
@@ -92,6 +93,31 @@ def motion_event(modifier=1, event_type=1, direction=1, timestamp=0):
     transient detection on x (IIO_MOD_X, IIO_EV_TYPE_MAG, IIO_EV_DIR_RISING)."""
     code = event_type << 56 | direction << 48 | modifier << 40 | 3 << 32
     return struct.pack("=Qq", code, timestamp)
+
+
+IN_ACCESS = 0x1
+
+
+class ReadCounter:
+    """Counts read(2)s of one file by any process (inotify IN_ACCESS)."""
+
+    def __init__(self, path):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS) >= 0
+
+    def count(self, seconds):
+        """Reads of the file during the next `seconds` (a measurement window, not a synchronisation)."""
+        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
+        reads, deadline = 0, time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            if select.select([self.fd], [], [], remaining)[0]:
+                data = os.read(self.fd, 65536)
+                reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+        return reads
+
+    def close(self):
+        os.close(self.fd)
 
 
 class Testbed:
