@@ -19,10 +19,11 @@ from gi.repository import Gio, GLib  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVERS = {
     "iio-sensor-proxy": lambda: ["/usr/sbin/iio-sensor-proxy"],
-    # orientd's polling at 25 Hz; the device has no sampling_frequency attribute, as here.
+    # orientd's polling at a fixed 25 Hz (the adaptive pace is bench/power.py's); the device has no
+    # sampling_frequency attribute, as here.
     "orientd": lambda: [os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd")), "serve",
                         "--socket", os.path.join(tempfile.mkdtemp(prefix="peer-orientd-"), "o.sock"), "--config", "/dev/null",
-                        "--dbus", "on", "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--log-level", "warning"],
+                        "--dbus", "on", "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", "0", "--log-level", "warning"],
 }
 
 SCALE = 0.00981  # m/s² per raw unit written to in_accel_scale
