@@ -10,7 +10,7 @@ runs it after the others.
    the change; today's pauses (0.2-0.6 s) and pauses after which the device rests.
 3. The public corpus played into sysfs in real time, the changes the client sees scored with
    Tests/Fixtures/corpus/score.py.
-4. The trade-off over rest rates (1, 2, 4 Hz, fixed).
+4. The trade-off over rest rates (1, 1.5, 1.9, 4 Hz, fixed).
 
 Each measurement of 2 and 3 runs in a process of its own (`power.py steps MODE`, `power.py play
 TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
@@ -47,7 +47,8 @@ REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWE
 WARM_UP = 5  # seconds after the claim before the rest is measured (the device settles, the pace slows)
 NOISE_COUNTS = 2  # at rest each axis reads its value ± up to this many counts …
 NOISE_PERIOD = 0.04  # … drawn afresh this often (a 25 Hz output data rate)
-RATES = (1, 2, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
+DEFAULT = 1.9  # orientd's default rest rate (SamplingPace.Settings)
+RATES = (1, 1.5, DEFAULT, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
 INTERRUPT = "irq"  # the mode whose simulated sensor has a motion interrupt (orientd rests on it)
 INTERRUPT_THRESHOLD = 50  # counts (0.05 g): the simulated interrupt's threshold against its reference …
 INTERRUPT_FOLLOW = 0.1  # … which follows the readings by this share per write (a high-pass filter of about 0.4 s)
@@ -78,14 +79,14 @@ def label(key):
     if m["rest_rate"] == INTERRUPT:
         return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
     pace = "fixed 25 Hz (`--rest-rate 0`)" if m["rest_rate"] == 0 else f"adaptive, rest {m['rest_rate']} Hz"
-    if m["rest_rate"] == 2:
+    if m["rest_rate"] == DEFAULT:
         pace += " (default)"
     return f"orientd {pace}, " + ("D-Bus" if m["front"] == "dbus" else "socket")
 
 
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
-            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", str(2 if rest_rate == INTERRUPT else rest_rate)]
+            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", str(DEFAULT if rest_rate == INTERRUPT else rest_rate)]
 
 
 # ---------------------------------------------------------------- one daemon, its device and its client
@@ -376,7 +377,7 @@ def rest(keys, seconds=REST):
 def step_series(key, seed):
     """In this process: the mode's daemon on a Device; STEPS steps after today's pauses (0.2-0.6 s,
     compare.py's end_to_end), then STEPS steps after pauses long enough to rest (1.5 s, plus up to
-    2 s drawn uniformly, so the step falls at a uniformly random phase of a 1, 2 or 4 Hz rest poll).
+    2 s drawn uniformly, so the step falls at an all but uniformly random phase of the rest poll).
     Per protocol: the reactions (s), and for orientd on the socket the rate in force before each
     step."""
     sys.setswitchinterval(0.0005)  # the client's thread timestamps a change without waiting long for the noise
@@ -621,8 +622,8 @@ def measure():
             json.dump(m, handle, default=str)
 
     part("rest", f"every mode at rest, claimed, {REST} s", rest,
-         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", 2, "socket"), peer])
-    step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), mode_key("orientd", 2), peer]
+         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", DEFAULT, "socket"), peer])
+    step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), mode_key("orientd", DEFAULT), peer]
     part("steps", f"step reaction, {len(step_keys)} modes side by side, {2 * STEPS} steps each", steps, step_keys)
     corpus_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), peer]
     part("corpus", f"the public corpus in real time, {len(corpus_keys)} modes side by side, trace after trace, {ROUNDS} rounds",
@@ -659,8 +660,8 @@ def short(key):
 def section(m):
     resting, stepped, played, checked = m["rest"], m["steps"], m["corpus"], m["control"]
     peer = "iio-sensor-proxy"
-    adaptive, fixed = mode_key("orientd", 2), mode_key("orientd", 0)
-    adaptive_socket, fixed_socket = mode_key("orientd", 2, "socket"), mode_key("orientd", 0, "socket")
+    adaptive, fixed = mode_key("orientd", DEFAULT), mode_key("orientd", 0)
+    adaptive_socket, fixed_socket = mode_key("orientd", DEFAULT, "socket"), mode_key("orientd", 0, "socket")
     rounds = len(played[peer]["upright"])
     t = m["timings"]
     lines = ["<!-- power-benchmark:begin -->", "",
@@ -676,7 +677,7 @@ def section(m):
              "its own rate (orientd `--acquisition poll --rate 25`, iio-sensor-proxy every 700 ms), with the udev properties "
              "`IIO_SENSOR_PROXY_TYPE` (iio-sensor-proxy's rule would set it; umockdev runs no rules) and `ACCEL_MOUNT_MATRIX` "
              "(for both daemons; in §3 the trace's). The modes: orientd with adaptive pacing at rest rates "
-             + ", ".join(f"{r} Hz" for r in RATES if r) + " (`--rest-rate N`, default 2) and at its fixed rate (`--rest-rate 0`, "
+             + ", ".join(f"{r} Hz" for r in RATES if r) + f" (`--rest-rate N`, default {DEFAULT}) and at its fixed rate (`--rest-rate 0`, "
              "the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
              "umockdev answers `IIO_GET_EVENT_FD_IOCTL` on the node with a pipe, and the benchmark writes an event into it when an "
              f"axis departs by more than {INTERRUPT_THRESHOLD} counts ({INTERRUPT_THRESHOLD / 1000:.2f} g) from a reference that "
@@ -711,7 +712,7 @@ def section(m):
                      + (" |" if key == peer else f"{ratio(r['wakeups'], rp['wakeups'])} | {ratio(r['runtime_per_minute'], rp['runtime_per_minute'])}")
                      + " |")
     ra, rf, rs = resting[adaptive], resting[fixed], resting[adaptive_socket]
-    lines += ["", f"Adaptive (2 Hz) ÷ fixed, both on D-Bus: wake-ups {ratio(ra['wakeups'], rf['wakeups'])}, reads "
+    lines += ["", f"Adaptive ({DEFAULT} Hz) ÷ fixed, both on D-Bus: wake-ups {ratio(ra['wakeups'], rf['wakeups'])}, reads "
               f"{ratio(ra['reads'], rf['reads'])}, CPU {ratio(ra['runtime_per_minute'], rf['runtime_per_minute'])}.", "",
               "Wake-ups by thread (the thread's name: voluntary + involuntary switches per second):", ""]
     for key, r in resting.items():
@@ -719,12 +720,12 @@ def section(m):
         lines.append(f"- {label(key)}: " + ", ".join(f"{name} {v:.2f} + {i:.2f}" for name, (v, i) in threads if v + i >= 0.005))
     # What wakes orientd besides its reads, whatever the rest rate.
     others = {name: v + i for name, (v, i) in ra["split"].items() if name != "orientd-poll" and v + i >= 0.005}
-    lines += ["", "Besides its reads (orientd-poll, one wake-up per read), orientd at rest (2 Hz, D-Bus) woke "
+    lines += ["", f"Besides its reads (orientd-poll, one wake-up per read), orientd at rest ({DEFAULT} Hz, D-Bus) woke "
               + (", ".join(f"{name} {v:.2f}/s" for name, v in sorted(others.items(), key=lambda item: -item[1])) or "no other thread")
               + f" over the {REST} s: nothing wakes it periodically (no timer; the silence deadline is a timerfd the poll thread "
               "moves on, see docs/sensors.md), and the event loop's wake-ups, if any, are one-offs such as the start-up pages "
               "released a minute after start.", "",
-              f"Target (issue 29): at rest and claimed ≤ 2 wake-ups/s — orientd adaptive (2 Hz) on D-Bus {mark(ra['wakeups'] <= 2)} "
+              f"Target (issue 29): at rest and claimed ≤ 2 wake-ups/s — orientd adaptive ({DEFAULT} Hz) on D-Bus {mark(ra['wakeups'] <= 2)} "
               f"({ra['wakeups']:.2f}/s, {ratio(ra['wakeups'], rp['wakeups'])} iio-sensor-proxy's {rp['wakeups']:.2f}/s), on the socket "
               f"{mark(rs['wakeups'] <= 2)} ({rs['wakeups']:.2f}/s); on a sensor with a motion interrupt (D-Bus) "
               f"{mark(resting[mode_key('orientd', INTERRUPT)]['wakeups'] <= 2)} ({resting[mode_key('orientd', INTERRUPT)]['wakeups']:.2f}/s).", ""]
@@ -735,7 +736,7 @@ def section(m):
               "until the client has the change; every mode at once, each in a process of its own. Today's pauses: 0.2–0.6 s "
               "before each step, as in §2 of the comparison above (orientd comes to rest within about half a second of a "
               "change, so some of these steps find it resting). From rest: 1.5 s (the device settles and the pace slows) plus "
-              "up to 2 s drawn uniformly, so each step falls at a uniformly random phase of a 1, 2 or 4 Hz rest poll. \"At "
+              "up to 2 s drawn uniformly, so each step falls at an all but uniformly random phase of the rest poll (2 s holds 2 to 8 of its periods). \"At "
               "rest\": the steps that found orientd reading at its rest rate (the state's `rate`, read with `get` before the "
               "step; socket only).", "",
               "| mode | pauses | median | p95 | max | at rest | median ÷ fixed | p95 ÷ fixed |", "|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -778,7 +779,7 @@ def section(m):
               + ", ".join(f"{name} " + "/".join(str(pools[(k, 'upright')]["false_by_trace"][name]) for k in played) for name in trace_names()) + "."]
     pa = played[adaptive_socket]
     if pa.get("rests") is not None:
-        lines[-1] += (f" orientd adaptive (2 Hz) slowed to its rest rate {pa['rests']} times and sped up {pa['moves']} times over the "
+        lines[-1] += (f" orientd adaptive ({DEFAULT} Hz) slowed to its rest rate {pa['rests']} times and sped up {pa['moves']} times over the "
                       f"{len(trace_names())} traces × {rounds}.")
     lines += ["", f"The writer kept time: at the 99th percentile of every trace its writes were at most "
               f"{max(r['lateness'] for r in played.values()) * 1000:.1f} ms late (the worst single write "
@@ -793,7 +794,7 @@ def section(m):
         lines[-1] += (f" Two plays side by side (rounds 1 and 2) differ as much: {s(b['median_difference'])} in the median, at "
                       f"most {s(b['max_difference'])} (median/p95 {s(b['one'][0])}/{s(b['one'][1])} and {s(b['two'][0])}/{s(b['two'][1])}): "
                       "no two plays read the trace at the same phase, and a decision near a threshold can move by a few readings.")
-    for key, words in ((adaptive_socket, "orientd adaptive (2 Hz)"), (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
+    for key, words in ((adaptive_socket, f"orientd adaptive ({DEFAULT} Hz)"), (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
                        (fixed_socket, "for comparison, the fixed rate")):
         o = pools[(key, "all")]
         lines += ["", f"Targets (issue 29), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
@@ -832,7 +833,7 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["steps"]:
     print(json.dumps(step_series(sys.argv[2], int(sys.argv[3]))))
 elif __name__ == "__main__" and sys.argv[1:2] == ["rest"]:
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else REST
-    print(json.dumps(rest([mode_key("orientd", r) for r in RATES] + [mode_key("orientd", 2, "socket"), "iio-sensor-proxy"], seconds), indent=1, default=str))
+    print(json.dumps(rest([mode_key("orientd", r) for r in RATES] + [mode_key("orientd", DEFAULT, "socket"), "iio-sensor-proxy"], seconds), indent=1, default=str))
 elif __name__ == "__main__" and sys.argv[1:2] == ["section"]:
     power_section()
 elif __name__ == "__main__" and sys.argv[1:2] == ["rewrite"]:

@@ -18,18 +18,20 @@ public struct SamplingPace: Sendable {
     public struct Settings: Sendable, Hashable {
         /// Hz while the device moves or the detector decides (the sensor's configured rate).
         public var fastRate: Double = 25
-        /// Hz at rest. 2 by measurement: on the public corpus read at this pace nothing is missed
-        /// and the p95 latency grows by 0.013 s; at 1 Hz a turn is seen so late that it grows by
-        /// 0.3 s, and at 4 Hz nothing changes but the wake-ups double (docs/benchmarks.md). Not
-        /// below 1: the detector re-primes after a gap of more than a second.
-        public var restRate: Double = 2
+        /// Hz at rest. 1.9 by measurement (docs/benchmarks.md, the power section; the offline curve
+        /// in `CorpusReplayTests`): on the public corpus read at this pace nothing is missed and the
+        /// p95 latency is the same as at 2, 3 or 4 Hz, while below 1.75 Hz a turn is seen so late
+        /// that it grows by 0.2 s (1.5 Hz) to 0.4 s (1 Hz). At rest the daemon wakes once per read
+        /// and a few times a minute besides, so 1.9 rather than 2 keeps the whole daemon within two
+        /// wake-ups a second. Not below 1: the detector re-primes after a gap of more than a second.
+        public var restRate: Double = 1.9
         /// How far (m/s²) a reading may depart from the resting gravity and still be rest: 0.1 g,
         /// about 6° of tilt, five times a phone sensor's noise, and above a car's vibration.
         public var motionMargin: Double = 0.1 * 9.81
         /// How long (s) the readings must stay within the margin before the pace slows.
         public var restTime: Double = 0.5
 
-        public init(fastRate: Double = 25, restRate: Double = 2, motionMargin: Double = 0.1 * 9.81, restTime: Double = 0.5) {
+        public init(fastRate: Double = 25, restRate: Double = 1.9, motionMargin: Double = 0.1 * 9.81, restTime: Double = 0.5) {
             self.fastRate = fastRate
             self.restRate = restRate
             self.motionMargin = motionMargin

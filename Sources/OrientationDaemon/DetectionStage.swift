@@ -114,7 +114,7 @@ final class DetectionStage: Sendable {
     /// While `hold` is true the sensor is read at the sampling rate whether the device rests or not:
     /// a convertible's hinge angle compares this sensor's readings with the base's, and a reading
     /// older than ``HingeDetector/Configuration/staleAfter`` makes the angle unknown, which a rest
-    /// pace of 2 Hz or the motion interrupt's 5 s would do between reads. Returns true when the pace
+    /// pace of 1.9 Hz or the motion interrupt's 5 s would do between reads. Returns true when the pace
     /// was slow and is fast now (the hub tells clients the rate in force).
     @discardableResult
     func holdFast(_ hold: Bool) -> Bool {

@@ -140,7 +140,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 row("pacing", "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt (\(enables)), "
                     + "with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s (polling at [sensor] rest-rate if it cannot be armed)")
             case .poll?:
-                row("pacing", "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (2 Hz) at rest")
+                row("pacing", "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest")
             case .buffer?:
                 row("pacing", "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of [sensor] rest-rate's "
                     + "interval (buffer/watermark\(description.powerFeatures.contains("buffer/hwfifo_watermark_max") ? ", and the hardware FIFO" : ""))")

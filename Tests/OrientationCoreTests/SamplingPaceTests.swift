@@ -18,7 +18,7 @@ struct SamplingPaceTests {
         #expect(changes.count == 1)
         #expect(changes.first?.1 == .rest)
         #expect(abs((changes.first?.0 ?? 0) - 0.52) < 1e-9, "settled at 0.5 s, then the next reading (0.5 s of steady ones by then)")
-        #expect(pace.interval == 0.5)
+        #expect(pace.interval == 1 / 1.9, "the default rest rate")
     }
 
     @Test("an unsettled detector keeps the fast pace, however still the readings")

@@ -83,7 +83,7 @@ struct DetectionStageTests {
         #expect(after.pace == .rest)
         #expect(after.change == nil)
         #expect(!stage.restsOnMotionEvents)
-        #expect(readPace.interval == 0.5)
+        #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
     }
 
     @Test("held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace turns fast at once; released, it rests again")
@@ -95,13 +95,13 @@ struct DetectionStageTests {
             stride(from: start, to: start + seconds, by: 0.04).compactMap { stage.observe(.sample(SensorSample(time: $0, reading: upright))).pace }
         }
         #expect(paces(from: 0) == [.rest])
-        #expect(readPace.interval == 0.5)
+        #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
         #expect(stage.holdFast(true), "it was slow")
         #expect(readPace.interval == nil)
         #expect(paces(from: 2) == [], "no rest while held")
         #expect(!stage.holdFast(true), "already held")
         stage.holdFast(false)
         #expect(paces(from: 4) == [.rest])
-        #expect(readPace.interval == 0.5)
+        #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
     }
 }
