@@ -162,7 +162,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 let g = (magnitude / 9.81 * 100).rounded() / 100
                 let text = "\((magnitude * 100).rounded() / 100) m/s² now (\(g) g)"
                 if abs(magnitude / 9.81 - 1) > GravityScaleLearner(gravity: 9.81).tolerance, magnitude > 0 {
-                    row("gravity", text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and rescales")
+                    let factor = (9.81 / magnitude * 1e5).rounded() / 1e5
+                    row("gravity", text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and "
+                        + "multiplies the readings by 9.81 m/s² over it (\(factor) for this reading), and says so once in its log")
                 } else {
                     row("gravity", text)
                 }

@@ -10,7 +10,7 @@ import tempfile
 
 from daemon import Client
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import ORIENTD, TestbedCase, orientd
+from testbed import ORIENTD, ReadCounter, TestbedCase, orientd
 
 
 class KindsCase(TestbedCase):
@@ -68,19 +68,38 @@ class Kinds(KindsCase):
         self.assertEqual(watcher.request("get")["state"]["light"]["level"], 60.0, "the last level stays")
 
     def test_bad_light_values_are_said_once_and_dropped(self):
+        """Text, NaN and a negative level, each read by the daemon (the attribute's reads counted
+        between the writes), are dropped with one log line for the episode; the last good level
+        stays, and the accelerometer beside it keeps serving. (Each value's own reason: the unit
+        test AttributeConversionTests.)"""
         light = self.bed.add_light(1, attributes={"in_illuminance_input": "12.5", "in_illuminance_integration_time": "0.05"})
+        accel = self.bed.add_accelerometer(0, raw=(0, -1000, 0))
+        reads = ReadCounter(os.path.join(self.bed.root, light.lstrip("/"), "in_illuminance_input"))
+        self.addCleanup(reads.close)
         daemon = self.serve()
+        device = self.client("device")
+        device.next_event(lambda e: e["state"]["device"] == "portrait")
         client = self.client("light")
         client.next_event(lambda e: e["to"] == 12.5)
         for bad in ("garbage", "nan", "-4"):
             self.bed.set_attribute(light, "in_illuminance_input", bad)
-        daemon.wait_for(lambda d: d.stderr_contains("ambient light sensor fault"), what="the fault")
+            reads.wait_for_reads(2, what=f"{bad!r} read")  # a poll may have begun before the write: the second one read it
         self.bed.set_attribute(light, "in_illuminance_input", "400")
-        client.next_event(lambda e: e["to"] == 400.0)
-        faults = [line for line in daemon.stderr_lines if "ambient light sensor fault" in line]
-        self.assertEqual(len(faults), 1, faults)
-        self.assertIn("in_illuminance_input", faults[0])
+        event = client.next_event(lambda e: e["topic"] == "light")
+        self.assertEqual((event["from"], event["to"]), (12.5, 400.0), "no bad value reached a client")
         daemon.wait_for(lambda d: d.stderr_contains("ambient light sensor recovered"), what="the recovery")
+        faults = [line for line in daemon.stderr_lines if "ambient light sensor fault" in line]
+        self.assertEqual(len(faults), 1, daemon.stderr_lines)
+        self.assertIn('detail=in_illuminance_input "garbage" is not a number', faults[0])
+        self.bed.set_raw(accel, 1000, 0, 0)
+        device.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+
+    def test_raw_light_with_offset_and_the_scale_its_type_shares(self):
+        """(raw + offset) × scale, the scale from the type's shared attribute when the channel has
+        none of its own (in_intensity_scale for in_intensity_clear_raw), as the IIO ABI has it."""
+        self.bed.add_light(1, attributes={"in_intensity_clear_raw": "40", "in_intensity_clear_offset": "10", "in_intensity_scale": "0.5"})
+        self.serve()
+        self.assertEqual(self.client("light").next_event(lambda e: e["topic"] == "light")["to"], 25.0)
 
     def test_applesmc_light_in_vendor_units(self):
         path = self.bed.bed.add_device("platform", "applesmc.768", None, ["light", "(10,255)\n", "name", "applesmc\n"], [])
@@ -213,6 +232,8 @@ class BufferedKinds(KindsCase):
         self.addCleanup(bus.stop)
         path = self.bed.add_buffered_channel(2, "rot_from_north_magnetic_tilt_comp", "magn_3d", scan_type="le:s32/32>>0", scale="0.001")
         daemon = self.serve("--dbus", "on", "--no-dbus-polkit", env=bus.env(self.bed.env()))
+        self.assertIsNone(self.client().request("get")["state"]["heading"]["degrees"])
+        self.assertEqual(self.bed.attribute(path, "buffer/enable"), "0", "nothing enabled before a claim")
         client = self.client("heading")
         daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "1", what="the buffer enabled")
         self.bed.write_channel_scans(2, [90500], signed=True)
@@ -220,14 +241,17 @@ class BufferedKinds(KindsCase):
         self.assertEqual((event["to"], event["state"]["heading"]["sensor"]), (90.5, "iio:device2"))
         compass = BusClient(bus)
         self.addCleanup(compass.close)
-        path, interface = "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass"
-        self.assertTrue(compass.get("HasCompass", interface=interface, path=path))
-        compass.call("ClaimCompass", interface=interface, path=path)
+        bus_path, interface = "/net/hadess/SensorProxy/Compass", "net.hadess.SensorProxy.Compass"
+        self.assertTrue(compass.get("HasCompass", interface=interface, path=bus_path))
+        compass.call("ClaimCompass", interface=interface, path=bus_path)
         # Below one degree is no news (the documented rule); a turn past north wraps round.
         self.bed.write_channel_scans(2, [91000, 359900], signed=True)
         self.assertAlmostEqual(client.next_event(lambda e: e["topic"] == "heading")["to"], 359.9, places=6)
         compass.wait_for(lambda p: any(abs(c.get("CompassHeading", 0) - 359.9) < 1e-6 for c in p.changes), what="CompassHeading 359.9 signalled")
-        self.assertAlmostEqual(compass.get("CompassHeading", interface=interface, path=path), 359.9, places=6)
+        self.assertAlmostEqual(compass.get("CompassHeading", interface=interface, path=bus_path), 359.9, places=6)
+        client.close()
+        compass.call("ReleaseCompass", interface=interface, path=bus_path)
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="the buffer disabled after both releases")
 
     def test_a_buffer_without_a_trigger_is_said_once_and_not_served(self):
         self.bed.add_buffered_channel(1, "intensity_both", "als", trigger=False)
@@ -255,6 +279,29 @@ class Listing(KindsCase):
         self.assertIn("iio:device3  magn_3d: compass  ← served while claimed", text)
         self.assertIn("iio:device1  als: ambient light sensor  (another ranks first)", text)
         self.assertIn("iio:device2  prox: proximity sensor  (cannot be read)", text)
+
+
+    def test_every_light_channel_form_its_conversion_and_its_interval(self):
+        """Each attribute form iio-sensor-proxy reads, as list-sensors says it would be read:
+        processed or raw, channel 0 or none, clear channels, the scale and offset of the channel or
+        of its type, and the poll interval from integration_time (500 ms without one)."""
+        forms = {
+            1: ({"in_illuminance_input": "3", "in_illuminance_integration_time": "0.2"}, "in_illuminance_input lux every 200 ms"),
+            2: ({"in_illuminance0_input": "3"}, "in_illuminance0_input lux every 500 ms"),
+            3: ({"in_illuminance_raw": "3", "in_illuminance_scale": "2", "in_illuminance_offset": "1"},
+                "(in_illuminance_raw + 1.0) × 2.0 lux every 500 ms"),
+            4: ({"in_illuminance0_raw": "3", "in_illuminance0_scale": "0.25", "in_illuminance0_integration_time": "1"},
+                "in_illuminance0_raw × 0.25 lux every 1000 ms"),
+            5: ({"in_illuminance_clear_raw": "3", "in_illuminance_scale": "4", "in_illuminance_integration_time": "0.1"},
+                "in_illuminance_clear_raw × 4.0 lux every 100 ms"),
+            6: ({"in_intensity_clear_raw": "3", "in_intensity_scale": "0.5", "in_intensity_integration_time": "0.3"},
+                "in_intensity_clear_raw × 0.5 lux every 300 ms"),
+        }
+        for number, (attributes, _) in forms.items():
+            self.bed.add_light(number, attributes=attributes)
+        kinds = {k["identifier"]: k for k in self.list_sensors()["kinds"] if k["kind"] == "light"}
+        for number, (_, reading) in forms.items():
+            self.assertEqual(kinds[f"iio:device{number}"]["reading"], reading)
 
 
 class Orientctl(KindsCase):

@@ -266,7 +266,8 @@ class UntrustedScale(TestbedCase):
     def test_gravity_read_as_26_g_rotates_and_the_factor_is_logged_once(self):
         path = self.bed.add_accelerometer(0, raw=(0, -256, 0), scale="1.0")
         listing = orientd(self.bed, "list-sensors").stdout
-        self.assertIn("256.0 m/s² now (26.1 g): at rest that means a wrong or missing scale", listing)
+        self.assertIn("256.0 m/s² now (26.1 g): at rest that means a wrong or missing scale; the daemon measures gravity at rest "
+                      "and multiplies the readings by 9.81 m/s² over it (0.03832 for this reading)", listing)
         daemon, client = self.serve()
         client.next_event(lambda e: e["state"]["device"] == "portrait")
         self.bed.set_raw(path, 256, 0, 0)

@@ -116,6 +116,17 @@ class ReadCounter:
                 reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
         return reads
 
+    def wait_for_reads(self, count, what, timeout=10):
+        """Returns once the file has been read `count` times from now (an event awaited, not a sleep)."""
+        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
+        reads, deadline = 0, time.monotonic() + timeout
+        while reads < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                raise AssertionError(f"{what}: {reads} of {count} reads within {timeout} s")
+            data = os.read(self.fd, 65536)
+            reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+
     def close(self):
         os.close(self.fd)
 

@@ -115,6 +115,11 @@ public enum KindDiscovery {
         let name = device.attribute("name") ?? device.sysname
         func number(_ attribute: String) -> Double? { device.attribute(attribute).flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil } }
         var problems: [String] = []
+        /// The channel's own attribute, or the one its type shares (`in_intensity_scale` for
+        /// `in_intensity_clear_raw`, `in_illuminance_scale` for `in_illuminance0_raw`), by the ABI.
+        func channelNumber(_ channel: String, _ suffix: String) -> Double? {
+            number("\(channel)_\(suffix)") ?? number("\(channel.hasPrefix("in_intensity") ? "in_intensity" : "in_illuminance")_\(suffix)")
+        }
         let channel: String, file: String, scale: Double, offset: Double
         if let found = lightChannels.first(where: { device.hasAttribute("\($0)_input") }) {
             // Processed lux by the ABI. iio-sensor-proxy multiplies it by `in_illuminance_scale`
@@ -124,15 +129,15 @@ public enum KindDiscovery {
             offset = 0
         } else if let found = lightChannels.first(where: { device.hasAttribute("\($0)_raw") }) {
             (channel, file) = (found, "\(found)_raw")
-            let given = number("\(found)_scale") ?? number("in_illuminance_scale")
+            let given = channelNumber(found, "scale")
             if let given, given <= 0 { problems.append("\(device.sysname) (\(name)): light scale \(given) is not positive; 1 is used") }
             scale = given.flatMap { $0 > 0 ? $0 : nil } ?? 1
-            offset = number("\(found)_offset") ?? number("in_illuminance_offset") ?? 0
+            offset = channelNumber(found, "offset") ?? 0
         } else {
             return nil
         }
         // The sensor integrates over `integration_time` seconds: reading faster repeats values.
-        let integration = number("\(channel)_integration_time") ?? number("in_illuminance_integration_time")
+        let integration = channelNumber(channel, "integration_time")
         let interval = min(max(integration ?? defaultLightInterval, 0.05), 5)
         let conversion = scale == 1 && offset == 0 ? file : offset == 0 ? "\(file) × \(scale)" : "(\(file) + \(offset)) × \(scale)"
         let description = KindSensorDescription(
