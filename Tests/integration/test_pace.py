@@ -2,18 +2,21 @@
 first reading that moves brings the sampling rate back, and --rest-rate 0 reads at the rate
 always. How often the simulated attribute is read is counted with inotify (IN_ACCESS)."""
 import os
+import subprocess
 import tempfile
 import threading
 import time
 
 from daemon import Client
-from testbed import ReadCounter, TestbedCase, motion_event, orientd
+from testbed import ORIENTD, ReadCounter, TestbedCase, motion_event, orientd
+
+ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
 
 class Pace(TestbedCase):
     def serve(self, *args, pass_fds=()):
         directory = tempfile.mkdtemp(prefix="orientd-pace-")
-        socket_path = os.path.join(directory, "orientd.sock")
+        socket_path = self.socket_path = os.path.join(directory, "orientd.sock")
         daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--base-sensor", "none",
                             "--log-level", "debug", *args, pass_fds=pass_fds)
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
@@ -34,6 +37,8 @@ class Pace(TestbedCase):
         client.next_event(lambda e: e["state"]["device"] == "portrait")
         daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 1.9 Hz"), what="rest")
         self.assertEqual(client.request("get")["state"]["rate"], 1.9, "the rate in force, for clients")
+        shown = subprocess.run([ORIENTCTL, "get", "--socket", self.socket_path], capture_output=True, text=True, timeout=10)
+        self.assertIn("sensor: active (iio:device0), read at 1.9 Hz", shown.stdout, shown.stderr)
         reads = counter.count(2.0)
         self.assertLessEqual(reads, 7, "1.9 Hz at rest (25 Hz would read about 50 times)")
         self.assertGreaterEqual(reads, 2)

@@ -110,6 +110,17 @@ class MountMatrices(TestbedCase):
         t, x, y, z = run.samples()[-1]
         self.assertTrue(close(x, 0) and close(y, -G) and close(z, 0), run.samples()[-1])
 
+    def test_record_keeps_every_sample_at_the_rate_while_the_device_rests(self):
+        """Adaptive pacing is the daemon's (its detector decides it): a recording of a device lying
+        still has every sample at the requested rate, where the rest pace would give 1.9 a second."""
+        self.bed.add_accelerometer(0, raw=(0, -1000, 0), scale="0.00981")
+        out = orientd(self.bed, "record", "--rate", "25", "--duration", "3")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        times = [float(line.split(",")[0]) for line in out.stdout.splitlines()[1:]]
+        self.assertGreaterEqual(len(times), 60, "25 Hz for 3 s (the rest pace would give about 6)")
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        self.assertLess(max(gaps[len(gaps) // 2:]), 0.2, "no rest-paced gaps once the device has lain still")
+
 
 class Values(TestbedCase):
     def first_sample(self, **kwargs):
