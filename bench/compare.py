@@ -88,7 +88,7 @@ def detection_quality():
     # Both servers of net.hadess.SensorProxy, the same way: the trace in real time into a simulated
     # sysfs, AccelerometerOrientation as a claiming D-Bus client sees it.
     log(f"detection: iio-sensor-proxy and orientd over D-Bus on {len(names)} traces in real time, 4 at a time …")
-    jobs = [(name, "iio-sensor-proxy", peers) for name in names] + [(name, "orientd", dbus) for name in names]
+    jobs = [(name, "iio-sensor-proxy", peers) for name in names] + [(name, "orientd-fixed", dbus) for name in names]
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(run_server, jobs))
     return score_table(ours), score_table(peers, "--iio"), score_table(ours, "--upright-only"), score_table(dbus, "--iio")
@@ -218,7 +218,7 @@ def end_to_end(steps=50, rate=25):
     bed.cleanup()
     # The same steps through net.hadess.SensorProxy, with the same D-Bus client: iio-sensor-proxy,
     # then orientd serving the interface.
-    return ours, dbus_steps("iio-sensor-proxy", steps), dbus_steps("orientd", steps)
+    return ours, dbus_steps("iio-sensor-proxy", steps), dbus_steps("orientd-fixed", steps)
 
 
 def dbus_steps(server, steps):
@@ -923,9 +923,12 @@ def report():
               + (" (" + ", ".join(f"{name} {rate:.1f}/s" for name, rate in sorted(wakeups["by_thread"].items(), key=lambda item: -item[1])) + ")"
                  if wakeups["by_thread"] else "")
               + (". A sampling thread was running: the sensor is read without a subscriber." if wakeups["sampling"] else
-                 ". No sampling thread exists until a client subscribes, so the sensor is not read. What remains is libdispatch's "
-                 "manager thread (`-qos.overcommit`) re-arming a one-second timer with no handler behind it (strace: timerfd_settime "
-                 "and epoll_wait only); it is armed when the process starts, before orientd creates any dispatch source of its own."),
+                 ". No sampling thread exists until a client subscribes, so the sensor is not read. "
+                 + ("What remains is libdispatch's manager thread (`-qos.overcommit`) re-arming a one-second timer with no handler "
+                    "behind it (strace: timerfd_settime and epoll_wait only)." if "-qos.overcommit" in wakeups["by_thread"] else
+                    "No thread wakes periodically: libdispatch's one-second workqueue monitor, which used to remain here, is not "
+                    "started (Swift Concurrency's jobs run on NIO's event loops, not on its global queues: `Orientd.main`), and what is "
+                    "counted are one-off wake-ups.")),
               f"Target: zero sampling with no subscriber — {mark(not wakeups['sampling'])}.", "",
               "Instruction counts: not measured. Debian's valgrind 3.19 crashes on Swift 6.3 binaries (internal SIGSEGV, and it cannot read "
               "their debug info) and `perf stat -e instructions` reports `<not supported>` on this VM.", "",

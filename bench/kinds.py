@@ -380,7 +380,7 @@ def kinds_section():
              "polls at its own default) and a proximity sensor (`in_proximity_raw`, `in_proximity_nearlevel` "
              f"{NEAR_LEVEL}); each device also has the udev property `IIO_SENSOR_PROXY_TYPE` that iio-sensor-proxy's udev rule "
              "would set (umockdev runs no rules), which orientd ignores (it finds sensors by their attributes). orientd runs "
-             "as `bench/peer.py` runs it (`--dbus on --no-dbus-polkit --rate 25`). The same Gio client claims the sensor and "
+             "as `bench/peer.py` runs it (`--dbus on --no-dbus-polkit --rate 25`, with its default adaptive pace). The same Gio client claims the sensor and "
              "timestamps each PropertiesChanged as it is dispatched. How often each daemon reads an attribute is measured "
              "(inotify IN_ACCESS on the simulated sysfs file: the median time between two reads).", "",
              "### Reaction to a step", "",
@@ -430,8 +430,9 @@ def kinds_section():
     ro, rp = rest["orientd"], rest["iio-sensor-proxy"]
     lines += ["", f"orientd ÷ iio-sensor-proxy: CPU {ratio(ro['runtime_per_minute'], rp['runtime_per_minute'])} (runtime; "
               f"{ratio(ro['cpu_per_minute'], rp['cpu_per_minute'])} by ticks), wake-ups {ratio(ro['wakeups'], rp['wakeups'])}."]
-    lines[-1] += (f" orientd reads the accelerometer {rp['accel_interval'] / ro['accel_interval']:.1f} times as often "
-                  f"({1 / ro['accel_interval']:.0f} Hz, the rate its detector filters; sections 1 and 2 of the comparison above show what that gives) "
+    lines[-1] += (f" orientd reads the accelerometer every {ro['accel_interval'] * 1000:.0f} ms to iio-sensor-proxy's "
+                  f"{rp['accel_interval'] * 1000:.0f} ms (at rest its adaptive pace, {1 / ro['accel_interval']:.1f} Hz; once the device "
+                  "moves 25 Hz, the rate its detector filters: the Power section below) "
                   f"and the light {rp['light_interval'] / ro['light_interval']:.1f} times as often.")
     if len(floors) == len(DAEMONS):
         fo, fp = floors["orientd"], floors["iio-sensor-proxy"]

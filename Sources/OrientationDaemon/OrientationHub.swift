@@ -45,6 +45,8 @@ public final class OrientationHub: @unchecked Sendable {
     /// ``armSilenceAlarm()``); set at the end of `init`, then never changed.
     private(set) var silenceAlarm: MonotonicAlarm!
     private var hingeCheckTask: Scheduled<Void>?
+    /// The base sensor was found and not lost since (``holdDisplayPace()``).
+    private var basePresent = false
     /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
     private var faultLog = FaultLogLimiter()
     private var baseFaultLog = FaultLogLimiter()
@@ -218,6 +220,8 @@ public final class OrientationHub: @unchecked Sendable {
         let now = MonotonicClock.now()
         switch event {
         case .available(let description):
+            basePresent = true
+            holdDisplayPace()
             sensorLogger.info("base sensor available", metadata: [
                 "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
                 "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
@@ -225,6 +229,8 @@ public final class OrientationHub: @unchecked Sendable {
             ])
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
         case .unavailable(let reason):
+            basePresent = false
+            holdDisplayPace()
             sensorLogger.notice("base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
         case .fault(let fault):
             if baseFaultLog.logFault(fault.kind, at: now) {
@@ -235,11 +241,20 @@ public final class OrientationHub: @unchecked Sendable {
                 sensorLogger.info("base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
         case .ended:
+            basePresent = false
+            holdDisplayPace()
             sensorLogger.info("base sensor input ended")
         case .sample:
             break
         }
         hingeChanged(outcome, at: now)
+    }
+
+    /// The hinge angle compares each display reading with the base's and forgets one older than
+    /// 0.5 s: while the base is present and sampled, the display is not slowed to the rest pace.
+    /// (Only then: `--base-sensor auto` watches for a base on every device, most of which have none.)
+    private func holdDisplayPace() {
+        if detection.holdFast(basePresent && machine.sampling.contains(.base)) { paceChanged(.fast) }
     }
 
     /// The lid switch changed (nil: it became unreadable).
@@ -372,8 +387,7 @@ public final class OrientationHub: @unchecked Sendable {
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
-                // The hinge angle wants every display reading: no rest pace meanwhile.
-                if detection.holdFast(true) { paceChanged(.fast) }
+                holdDisplayPace()
                 armHingeCheck()
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
@@ -394,7 +408,7 @@ public final class OrientationHub: @unchecked Sendable {
             case .stopSampling(.base):
                 baseSource?.stopSampling()
                 hingeAngleSensor?.stopSampling()
-                detection.holdFast(false)
+                holdDisplayPace()
                 logger.info("no claims on the hinge left: base sensor sampling stops")
                 if let hinge {
                     hingeChanged(hinge.forget(.base))

@@ -149,6 +149,11 @@ class Convertible(TestbedCase):
         daemon.wait_for(lambda d: d.stderr_contains("base sensor sampling stops"), what="the base stopping")
         daemon.wait_for(lambda d: d.stderr_contains("the device rests: read at 1.9 Hz"), what="the display resting")
         self.assertEqual(device.request("get")["state"]["rate"], 1.9)
+        # Claimed again: once the base reads, the display is read at the rate again at once.
+        hinge = self.client("hinge")
+        self.hinge_near(hinge, 110)
+        self.assertEqual(device.request("get")["state"]["rate"], 50)
+        self.assertGreaterEqual(counter.count(1.0), 35, "50 Hz again")
 
     def test_a_base_sensor_removed_or_stalled_makes_the_angle_null_and_the_mode_hold(self):
         daemon = self.serve()

@@ -17,7 +17,8 @@ class Pace(TestbedCase):
     def serve(self, *args, pass_fds=()):
         directory = tempfile.mkdtemp(prefix="orientd-pace-")
         socket_path = self.socket_path = os.path.join(directory, "orientd.sock")
-        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off", "--base-sensor", "none",
+        # --base-sensor auto, the default: a device with no base sensor rests like any other.
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off",
                             "--log-level", "debug", *args, pass_fds=pass_fds)
         daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
         client = Client(socket_path)
