@@ -106,26 +106,33 @@ class ReadCounter:
         self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
         assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS) >= 0
 
+    def _forget_earlier(self):
+        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None
+
+    def _reads_within(self, seconds):
+        """The reads reported within `seconds` (0 when none came)."""
+        if seconds <= 0 or not select.select([self.fd], [], [], seconds)[0]:
+            return 0
+        data = os.read(self.fd, 65536)
+        return sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+
     def count(self, seconds):
         """Reads of the file during the next `seconds` (a measurement window, not a synchronisation)."""
-        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
+        self._forget_earlier()
         reads, deadline = 0, time.monotonic() + seconds
         while (remaining := deadline - time.monotonic()) > 0:
-            if select.select([self.fd], [], [], remaining)[0]:
-                data = os.read(self.fd, 65536)
-                reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+            reads += self._reads_within(remaining)
         return reads
 
     def wait_for_reads(self, count, what, timeout=10):
         """Returns once the file has been read `count` times from now (an event awaited, not a sleep)."""
-        os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None  # what came before
+        self._forget_earlier()
         reads, deadline = 0, time.monotonic() + timeout
         while reads < count:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+            if remaining <= 0:
                 raise AssertionError(f"{what}: {reads} of {count} reads within {timeout} s")
-            data = os.read(self.fd, 65536)
-            reads += sum(1 for offset in range(0, len(data), 16) if struct.unpack_from("iIII", data, offset)[1] & IN_ACCESS)
+            reads += self._reads_within(remaining)
 
     def close(self):
         os.close(self.fd)
