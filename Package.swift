@@ -70,6 +70,9 @@ let package = Package(
         /// Rotating compositors' outputs and touch input (sway, Hyprland, wlroots, X11) for
         /// `orientctl follow --rotate`, and running external tools.
         .target(name: "DesktopIntegration", dependencies: ["OrientationCore", "OrientationProtocol"]),
+        /// Long simulated sessions of working sensors (physics, calibration, quantisation, HID
+        /// change-only reporting) and the fault-policy soak that plays them, for tests and `make bench`.
+        .target(name: "SensorSimulation", dependencies: ["OrientationCore", "SensorCore"]),
         /// The corpus metrics of `Tests/Fixtures/corpus/score.py`, for tests and `make bench`.
         .target(name: "CorpusScoring", dependencies: ["OrientationCore"]),
         .executableTarget(
@@ -95,10 +98,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "orientd-bench",
-            dependencies: ["OrientationCore", "OrientationProtocol", "CorpusScoring", "CLinux", "SensorCore"]
+            dependencies: ["OrientationCore", "OrientationProtocol", "CorpusScoring", "CLinux", "SensorCore", "SensorSimulation"]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
-        .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore"]),
+        .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore", "SensorSimulation"]),
         .testTarget(name: "DesktopIntegrationTests", dependencies: ["DesktopIntegration", "OrientationCore"]),
         .testTarget(name: "OrientationProtocolTests", dependencies: [
             "OrientationProtocol", "OrientationCore",
@@ -114,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CorpusTests",
-            dependencies: ["OrientationCore", "CorpusScoring", "CLinux"]
+            dependencies: ["OrientationCore", "CorpusScoring", "CLinux", "SensorCore", "SensorSimulation"]
         ),
     ]
 )

@@ -109,7 +109,6 @@ struct HubStateMachine {
     private var followedDevice: DeviceOrientation = .unknown
     private var stopScheduled = false
     private var sensorPresent = false
-    private var activeFaults: Set<SensorFault.Kind> = []
     /// What the input being handled decided so far.
     private var output: [HubAction] = []
 
@@ -321,23 +320,27 @@ struct HubStateMachine {
     /// the next one, so the orientation is unknown until it decides again.
     mutating func sensorLost(at time: Double) -> [HubAction] {
         sensorPresent = false
-        activeFaults.removeAll()
+        state.faults.removeAll()
         state.sensorName = nil
         deviceChanged(to: .unknown, at: time)
         updateSensorStatus(at: time)
         return takeOutput()
     }
 
-    /// A fault began; the sensor counts as failed until every fault has recovered. A stuck sensor
-    /// is only worth a log line: its readings may be true (a device lying still).
-    mutating func sensorFault(_ kind: SensorFault.Kind, at time: Double) -> [HubAction] {
-        if kind != .stuck { activeFaults.insert(kind) }
+    /// A fault began; the sensor counts as failed until every fault has recovered. Every fault is
+    /// declared on evidence a working sensor cannot produce (``RawAccelerometerReadings``).
+    /// `unixTime` is when it began on the wall clock, for the state's `since`.
+    mutating func sensorFault(_ fault: SensorFault, unixTime: Double, at time: Double) -> [HubAction] {
+        if !state.faults.contains(where: { $0.kind == fault.kind.rawValue }) {
+            state.faults.append(SensorFaultState(kind: fault.kind.rawValue, device: fault.device, detail: fault.detail,
+                                                 since: SensorFaultState.timestamp(unixTime: unixTime)))
+        }
         updateSensorStatus(at: time)
         return takeOutput()
     }
 
     mutating func sensorRecovered(_ kind: SensorFault.Kind, at time: Double) -> [HubAction] {
-        activeFaults.remove(kind)
+        state.faults.removeAll { $0.kind == kind.rawValue }
         updateSensorStatus(at: time)
         return takeOutput()
     }
@@ -407,7 +410,7 @@ struct HubStateMachine {
 
     private mutating func updateSensorStatus(at time: Double) {
         updateRate()
-        let status: SensorStatus = !sensorPresent ? .absent : !activeFaults.isEmpty ? .failed : isSampling ? .active : .idle
+        let status: SensorStatus = !sensorPresent ? .absent : !state.faults.isEmpty ? .failed : isSampling ? .active : .idle
         guard status != state.sensor else { return }
         let from = state.sensor
         state.sensor = status

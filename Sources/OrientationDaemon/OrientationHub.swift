@@ -149,7 +149,7 @@ public final class OrientationHub: @unchecked Sendable {
             if faultLog.logFault(fault.kind, at: now) {
                 sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
             }
-            perform(machine.sensorFault(fault.kind, at: now))
+            perform(machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now))
         case .recovered(let kind, let device):
             if faultLog.logRecovery(kind) {
                 sensorLogger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])

@@ -34,6 +34,8 @@ public struct DaemonState: Sendable, Hashable {
     /// Hz at which the accelerometer is read now: its sampling rate, or the rest rate while the
     /// device rests; nil while it is not read (or a mock sensor plays recorded time).
     public var rate: Double?
+    /// The accelerometer's faults that hold now, oldest first (empty unless `sensor` is `failed`).
+    public var faults: [SensorFaultState] = []
 
     public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
                 locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil, mode: DeviceMode? = nil) {
@@ -60,6 +62,7 @@ public struct DaemonState: Sendable, Hashable {
             ("hinge", hinge.map(JSONValue.number) ?? .null),
             ("mode", mode.map { JSONValue.string($0.rawValue) } ?? .null),
             ("rate", rate.map(JSONValue.number) ?? .null),
+            ("faults", .array(faults.map(\.json))),
         ]
         let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) }
         return .object(members + kindMembers)
@@ -76,9 +79,63 @@ public struct DaemonState: Sendable, Hashable {
         hinge = try reader.optional("hinge")?.number()
         mode = try reader.optional("mode")?.enumeration(DeviceMode.self)
         rate = try reader.optional("rate")?.number()
+        if let list = try reader.optional("faults") {
+            faults = []
+            for element in try list.array() { faults.append(try SensorFaultState(json: element)) }
+        }
         for kind in SensorKind.allCases {
             if let member = try reader.optional(kind.stateKey) { kinds[kind] = try kind.state(json: member) }
         }
+    }
+}
+
+/// A fault of the accelerometer that holds now, as the state shows it (docs/protocol.md, "State").
+public struct SensorFaultState: Sendable, Hashable {
+    /// The fault's name: `read-failed`, `bad-value`, `bad-scale`, `stuck`, `open-failed`, `no-gravity`,
+    /// `axis-stuck` (docs/sensors.md).
+    public var kind: String
+    /// The device, e.g. `iio:device0`.
+    public var device: String
+    /// What was read or measured, in words.
+    public var detail: String
+    /// When the fault began, UTC, ISO 8601 to the second (`2026-11-26T08:01:02Z`).
+    public var since: String
+
+    public init(kind: String, device: String, detail: String, since: String) {
+        self.kind = kind
+        self.device = device
+        self.detail = detail
+        self.since = since
+    }
+
+    /// `since` for a time in seconds since the Unix epoch.
+    public static func timestamp(unixTime: Double) -> String {
+        let seconds = Int(unixTime.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Days to a civil date (proleptic Gregorian), after Howard Hinnant's days_from_civil inverse.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+
+    public var json: JSONValue {
+        .object([("kind", .string(kind)), ("device", .string(device)), ("detail", .string(detail)), ("since", .string(since))])
+    }
+
+    public init(json reader: JSONReader) throws(JSONFieldError) {
+        kind = try reader.required("kind").string()
+        device = try reader.required("device").string()
+        detail = try reader.required("detail").string()
+        since = try reader.required("since").string()
     }
 }
 

@@ -108,13 +108,15 @@ public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
         case badValue = "bad-value"
         /// The scale is zero, negative, NaN or not a number: samples cannot be converted.
         case badScale = "bad-scale"
-        /// Bit-identical readings for a long time: the sensor may be stuck (samples still flow).
+        /// The whole reading is frozen at a length a device at rest cannot read (``FrozenReadingDetector``):
+        /// readings are dropped until it changes.
         case stuck
         /// The device could not be opened or configured.
         case openFailed = "open-failed"
         /// The accelerometer reads (0, 0, 0) or NaN: no direction, so no orientation (samples dropped).
         case noGravity = "no-gravity"
-        /// One axis holds its value while the others move (``StuckDetector``): readings are dropped.
+        /// An axis is frozen: it held its value while gravity's length at rest changed in the way only a
+        /// frozen axis explains (``FrozenReadingDetector``); readings are dropped until it changes.
         case axisStuck = "axis-stuck"
     }
 

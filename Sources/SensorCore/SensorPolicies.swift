@@ -289,95 +289,6 @@ extension SensorFault.Kind {
     }
 }
 
-/// Notices bit-identical readings that go on for `threshold` seconds, of the whole reading, or for
-/// `axisThreshold` seconds of one axis while the others move.
-///
-/// The whole reading: some sensors (HID sensor hubs) only update on change, so it is a warning and
-/// samples keep flowing. One axis: a real axis is never bit-identical for ten seconds while the
-/// device turns (its noise alone changes the last bit), so an axis that holds its value while the
-/// other two swing by half the reading's length or more is a broken part whose readings point the
-/// wrong way; they are dropped until the axis moves again.
-public struct StuckDetector: Sendable {
-    public var threshold: Double
-    /// Longer than a person keeps turning a device about one axis, and than a test bed's script
-    /// that changes two attributes of three (iio-sensor-proxy's suite holds x for about 10 s).
-    public var axisThreshold: Double
-    /// How far the other axes must swing, as a fraction of the reading's length (≈ 1 g).
-    public static let axisSwing = 0.5
-    private var last: Vector3?
-    private var since = 0.0
-    private var stuck = false
-    // Per axis: its value, since when it holds it, and the other axes' range since then.
-    private var axisValue = SIMD3<Double>(repeating: .nan)
-    private var axisSince = SIMD3<Double>(repeating: 0)
-    private var low = [SIMD3<Double>](repeating: .zero, count: 3)
-    private var high = [SIMD3<Double>](repeating: .zero, count: 3)
-    private var stuckAxes = SIMD3<Double>(repeating: 0)  // 1 where stuck
-
-    public init(threshold: Double = 10, axisThreshold: Double = 30) {
-        self.threshold = threshold
-        self.axisThreshold = axisThreshold
-    }
-
-    public enum Change: Sendable, Equatable {
-        case becameStuck(String)
-        case recovered
-        /// An axis held its value while the others moved: the reading is wrong, not still.
-        case axisStuck(String)
-        case axisRecovered
-    }
-
-    public var isAxisStuck: Bool { stuckAxes.max() > 0 }
-
-    /// Feeds one raw reading; returns the changes of the stuck states (none most of the time).
-    public mutating func observe(_ raw: Vector3, at time: Double) -> [Change] {
-        var changes: [Change] = []
-        if let last, last == raw {
-            if !stuck, time - since >= threshold {
-                stuck = true
-                changes.append(.becameStuck("identical readings \(raw) for \(Int(threshold)) s"))
-            }
-        } else {
-            last = raw
-            since = time
-            if stuck {
-                stuck = false
-                changes.append(.recovered)
-            }
-        }
-        let wasAxisStuck = isAxisStuck
-        let value = SIMD3(raw.x, raw.y, raw.z)
-        let length = raw.magnitude
-        var newlyStuck: Int?
-        for axis in 0..<3 {
-            if value[axis] != axisValue[axis] {
-                axisValue[axis] = value[axis]
-                axisSince[axis] = time
-                low[axis] = value
-                high[axis] = value
-                stuckAxes[axis] = 0
-                continue
-            }
-            low[axis] = pointwiseMin(low[axis], value)
-            high[axis] = pointwiseMax(high[axis], value)
-            guard stuckAxes[axis] == 0, time - axisSince[axis] >= axisThreshold, length > 0, length.isFinite else { continue }
-            var swing = high[axis] - low[axis]
-            swing[axis] = 0
-            if swing.max() >= Self.axisSwing * length {
-                stuckAxes[axis] = 1
-                newlyStuck = newlyStuck ?? axis
-            }
-        }
-        if !wasAxisStuck, let axis = newlyStuck {
-            let name = ["x", "y", "z"][axis]
-            changes.append(.axisStuck("the \(name) axis reads \(value[axis]) unchanged for \(Int(axisThreshold)) s while the others move: a broken axis"))
-        } else if wasAxisStuck, !isAxisStuck {
-            changes.append(.axisRecovered)
-        }
-        return changes
-    }
-}
-
 extension StringProtocol {
     func trimmingWhitespaceCharacters() -> String {
         var text = Substring(self)
@@ -413,6 +324,12 @@ public enum AttributeNumber {
         if index == end, digits > 0 { return Double(negative ? -magnitude : magnitude) }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A `scale` attribute's value: a finite number above zero, or nil (the fault `bad-scale`).
+    public static func positiveScale<Text: StringProtocol>(_ text: Text) -> Double? {
+        guard let value = Double(text.trimmingWhitespaceCharacters()), value.isFinite, value > 0 else { return nil }
         return value
     }
 

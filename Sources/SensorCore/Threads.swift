@@ -12,6 +12,13 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
+
+    /// Seconds since the Unix epoch (CLOCK_REALTIME), for times shown to people, never for intervals.
+    public static func unixTime() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
 }
 
 /// A joinable OS thread for work that blocks (sysfs reads that take seconds, buffer refills, reading

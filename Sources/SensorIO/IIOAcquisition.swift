@@ -196,7 +196,7 @@ final class IIOAcquisition: @unchecked Sendable {
             if channel.hasAttribute("scale") {
                 do {
                     let text = try channel.readAttribute("scale").trimmingWhitespace()
-                    if let value = Double(text), value.isFinite, value > 0 {
+                    if let value = AttributeNumber.positiveScale(text) {
                         calibration.scale[index] = value
                     } else {
                         problem = problem ?? "\(channel.id) scale \"\(text)\" is not a positive number"

@@ -81,6 +81,8 @@ func describe(_ state: DaemonState) -> String {
                  "sensor: \(state.sensor.rawValue)\(state.sensorName.map { " (\($0))" } ?? "")"
                      + (state.rate.map { ", read at \(($0 * 10).rounded() / 10) Hz" } ?? ""), "locked: \(state.locked ? "yes" : "no")"]
     // A convertible's fields only where there is a convertible's value.
+    // Each fault that holds, since when and why (the sensor is `failed` while any does).
+    for fault in state.faults { lines.append("fault: \(fault.kind) since \(fault.since) (\(fault.device)): \(fault.detail)") }
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
     if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }
     // The other kinds only where the device has them: the last level read while claimed.

@@ -54,13 +54,18 @@ struct DetectorBenchmark {
         var corpus = "Tests/Fixtures/corpus/public"
         var markdown: String?
         var targetSamples = 20_000_000
+        var soakHours = 240.0
         while let argument = arguments.popFirst() {
             switch argument {
             case "--corpus": corpus = try value(for: argument, from: &arguments)
             case "--markdown": markdown = try value(for: argument, from: &arguments)
             case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
+            case "--soak-hours":
+                let text = try value(for: argument, from: &arguments)
+                guard let hours = Double(text), hours > 0, hours.isFinite else { throw UsageError(message: "--soak-hours needs a positive number of hours, not \(text)") }
+                soakHours = hours
             case "-h", "--help":
-                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET")
+                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET")
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
             }
@@ -88,9 +93,15 @@ struct DetectorBenchmark {
         print(String(format: "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d changes per run",
                      median / 1e6, 1e9 / median, rates.last! / 1e6, rates.first! / 1e6, runs[0].changes))
 
+        // 3. The fault policies on working sensors, for many simulated hours.
+        print("")
+        print("Fault-policy soak: \(soakHours) simulated hours of working sensors")
+        let soak = FaultPolicySoakBenchmark.run(hours: soakHours)
+
         if let markdown {
             try updateMarkdown(path: markdown, rows: rows, corpus: corpus, traceCount: traces.count,
-                               samples: targetSamples, rates: rates, changes: runs[0].changes)
+                               samples: targetSamples, rates: rates, changes: runs[0].changes,
+                               soak: FaultPolicySoakBenchmark.markdown(rows: soak.rows, wallSeconds: soak.wallSeconds))
             print("\nwrote the detector section of \(markdown)")
         }
     }
@@ -123,7 +134,8 @@ struct DetectorBenchmark {
         return Throughput(samplesPerSecond: Double(samples) / seconds, changes: changes)
     }
 
-    static func updateMarkdown(path: String, rows: [ScoreRow], corpus: String, traceCount: Int, samples: Int, rates: [Double], changes: Int) throws {
+    static func updateMarkdown(path: String, rows: [ScoreRow], corpus: String, traceCount: Int, samples: Int, rates: [Double], changes: Int,
+                               soak: [String]) throws {
         let begin = "<!-- detector-benchmark:begin -->"
         let end = "<!-- detector-benchmark:end -->"
         let median = rates[rates.count / 2]
@@ -155,6 +167,8 @@ struct DetectorBenchmark {
         section.append(String(format: "| %.2f M samples/s | %.2f M samples/s | %.2f M samples/s | %.0f ns |", median / 1e6, rates.last! / 1e6, rates.first! / 1e6, 1e9 / median))
         section.append("")
         section.append("Target: ≥ 1,000,000 samples/s (≤ 1 µs per sample) — \(median >= 1e6 ? "met" : "**missed**").")
+        section.append("")
+        section += soak
         section.append("")
         section.append(end)
         let replacement = section.joined(separator: "\n")

@@ -2,6 +2,7 @@ import OrientationCore
 import OrientationProtocol
 import Testing
 @testable import OrientationDaemon
+import SensorCore
 
 /// The hub's decisions without a socket, a thread or a clock: inputs in, actions out.
 @Suite("Hub state machine")
@@ -228,21 +229,39 @@ struct HubStateMachineTests {
         #expect(hub.seq == before + 3)
     }
 
-    @Test("a lost sensor makes the orientation unknown; faults fail it until every one recovers (stuck does not)")
+    @Test("a lost sensor makes the orientation unknown; faults fail it until every one recovers, each in the state with since when")
     func sensorStatus() throws {
         var hub = Self.machine()
         _ = hub.sensorAvailable(name: "iio:device0", at: 0)
         #expect(hub.state.sensor == .idle && hub.state.sensorName == "iio:device0")
         _ = hub.deviceDetected(.portrait, at: 1)
-        #expect(Self.publishes(hub.sensorFault(.stuck, at: 2)).isEmpty)
-        #expect(Self.publishes(hub.sensorFault(.readFailed, at: 2)).map(\.event.payload) == [.sensor(from: .idle, to: .failed)])
-        _ = hub.sensorFault(.badScale, at: 2)
-        #expect(Self.publishes(hub.sensorRecovered(.readFailed, at: 3)).isEmpty, "bad-scale is still active")
+        func fault(_ kind: SensorFault.Kind) -> SensorFault { SensorFault(kind: kind, device: "iio:device0", detail: "why \(kind)") }
+        // 2026-11-26T08:01:02Z
+        #expect(Self.publishes(hub.sensorFault(fault(.axisStuck), unixTime: 1_795_680_062.7, at: 2)).map(\.event.payload)
+                == [.sensor(from: .idle, to: .failed)])
+        #expect(hub.state.faults == [SensorFaultState(kind: "axis-stuck", device: "iio:device0", detail: "why axisStuck",
+                                                      since: "2026-11-26T08:01:02Z")])
+        #expect(Self.publishes(hub.sensorFault(fault(.readFailed), unixTime: 1_795_680_063, at: 2)).isEmpty, "already failed")
+        _ = hub.sensorFault(fault(.badScale), unixTime: 1_795_680_064, at: 2)
+        #expect(hub.state.faults.map(\.kind) == ["axis-stuck", "read-failed", "bad-scale"])
+        #expect(Self.publishes(hub.sensorRecovered(.readFailed, at: 3)).isEmpty, "axis-stuck and bad-scale still hold")
+        #expect(Self.publishes(hub.sensorRecovered(.axisStuck, at: 3)).isEmpty, "bad-scale still holds")
         #expect(Self.publishes(hub.sensorRecovered(.badScale, at: 3)).map(\.event.payload) == [.sensor(from: .failed, to: .idle)])
+        #expect(hub.state.faults.isEmpty)
+        _ = hub.sensorFault(fault(.noGravity), unixTime: 1_795_680_065, at: 3.5)
         let lost = Self.publishes(hub.sensorLost(at: 4)).map(\.event.payload)
         #expect(lost.first == .device(from: .portrait, to: .unknown))
-        #expect(lost.last == .sensor(from: .idle, to: .absent))
-        #expect(hub.state.sensorName == nil && hub.state.device == .unknown)
+        #expect(lost.last == .sensor(from: .failed, to: .absent))
+        #expect(hub.state.sensorName == nil && hub.state.device == .unknown && hub.state.faults.isEmpty)
+    }
+
+    @Test("since: UTC timestamps to the second, across leap years and before 1970")
+    func faultTimestamps() {
+        #expect(SensorFaultState.timestamp(unixTime: 0) == "1970-01-01T00:00:00Z")
+        #expect(SensorFaultState.timestamp(unixTime: 951_782_400) == "2000-02-29T00:00:00Z")
+        #expect(SensorFaultState.timestamp(unixTime: 1_795_680_062.999) == "2026-11-26T08:01:02Z")
+        #expect(SensorFaultState.timestamp(unixTime: 4_107_542_399) == "2100-02-28T23:59:59Z")
+        #expect(SensorFaultState.timestamp(unixTime: -1) == "1969-12-31T23:59:59Z")
     }
 
     @Test("sessions: one per listener, following device and lock, their events for their owner only")
