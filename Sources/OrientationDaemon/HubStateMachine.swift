@@ -97,6 +97,10 @@ struct HubStateMachine {
     var baseClaims: Int { topicClaims.reduce(0) { $0 + ($1.key.needsBaseSensor ? $1.value : 0) } }
     /// The sensors sampling now.
     private(set) var sampling: Set<SampledSensor> = []
+    /// Light, proximity and compass sensors started and present, whose first reading has not come:
+    /// the D-Bus front end answers a claim only after it, so that the property a client reads right
+    /// after its claim returns holds a value, as the incumbent's first claim does.
+    private(set) var awaitingFirstReading: Set<SensorKind> = []
     /// The display sensor's sampling rate (Hz), and the rest rate while the device rests.
     private var sensorRate: Double?
     private var restRate: Double?
@@ -269,6 +273,7 @@ struct HubStateMachine {
         for role in SampledSensor.allCases where wanted.contains(role) && !sampling.contains(role) {
             sampling.insert(role)
             output.append(.startSampling(role))
+            if case .kind(let kind) = role, state.kinds[kind] != nil { awaitingFirstReading.insert(kind) }
             if role == .display {
                 restRate = nil  // the detection stage starts at the fast pace
                 updateSensorStatus(at: time)
@@ -292,6 +297,7 @@ struct HubStateMachine {
         for role in SampledSensor.allCases.reversed() where sampling.contains(role) && !wanted.contains(role) {
             sampling.remove(role)
             output.append(.stopSampling(role))
+            if case .kind(let kind) = role { awaitingFirstReading.remove(kind) }
             if role == .display { updateSensorStatus(at: time) }
         }
         return takeOutput()
@@ -378,12 +384,14 @@ struct HubStateMachine {
         let before = state.kinds[kind]
         guard before?.sensor != name || before?.unit != unit else { return [] }
         state.kinds[kind] = KindSensorState(sensor: name, unit: unit)
+        if sampling.contains(.kind(kind)) { awaitingFirstReading.insert(kind) }
         publish(.reading(kind, from: before?.reading, to: nil), at: time)
         return takeOutput()
     }
 
     /// The sensor of `kind` is gone: clients see it absent (its topic hears the last value go).
     mutating func kindSensorLost(_ kind: SensorKind, at time: Double) -> [HubAction] {
+        awaitingFirstReading.remove(kind)
         guard let before = state.kinds.removeValue(forKey: kind) else { return [] }
         publish(.reading(kind, from: before.reading, to: nil), at: time)
         return takeOutput()
@@ -394,6 +402,8 @@ struct HubStateMachine {
     /// that values change only for those who asked (as iio-sensor-proxy's do).
     mutating func kindReading(_ reading: SensorReading, at time: Double) -> [HubAction] {
         let kind = reading.kind
+        // The first reading counts even when it equals the last one published (a claim again).
+        if sampling.contains(.kind(kind)) { awaitingFirstReading.remove(kind) }
         guard sampling.contains(.kind(kind)), var current = state.kinds[kind],
               reading.isMeaningfulChange(from: current.reading) else { return [] }
         let from = current.reading

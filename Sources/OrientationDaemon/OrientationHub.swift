@@ -80,6 +80,8 @@ public final class OrientationHub: @unchecked Sendable {
     var configuration: DaemonConfiguration { machine.configuration }
     var state: DaemonState { machine.state }
     var seq: Int { machine.seq }
+    /// The sensor of `kind` is sampling and its first reading has not come yet.
+    func awaitsFirstReading(_ kind: SensorKind) -> Bool { machine.awaitingFirstReading.contains(kind) }
     /// The summary systemd shows in `systemctl status`.
     var statusLine: String { machine.statusLine }
 

@@ -16,7 +16,7 @@ import OrientationProtocol
 final class SensorProxyFrontEnd: @unchecked Sendable {
     /// polkit's action for every claim and release, as iio-sensor-proxy 3.4+ checks it.
     static let claimAction = "net.hadess.SensorProxy.claim-sensor"
-    /// The first claimant's reply waits for a device orientation at most this long.
+    /// A claim's reply waits for the sensor's first value at most this long.
     static let firstReplyDeadline = TimeAmount.seconds(1)
 
     private unowned let hub: OrientationHub
@@ -37,8 +37,8 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private var claimants: [String: Claimant] = [:]
     /// Calls waiting for polkit or the bus driver, by call id.
     private var authorizing: [Int: BusCall] = [:]
-    /// First claims answered once an orientation is known (or at the deadline).
-    private var waitingForOrientation: [BusCall] = []
+    /// Claims answered once their sensor's first value is known (or at the deadline).
+    private var waitingForValue: [BusCall] = []
     private var firstReplyTimer: Scheduled<Void>?
     private var polkitAbsenceLogged = false
 
@@ -65,10 +65,10 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     func stop() {
         hub.eventLoop.preconditionInEventLoop()
         firstReplyTimer?.cancel()
-        for call in waitingForOrientation + authorizing.values {
+        for call in waitingForValue + authorizing.values {
             submit(.fail(call, name: "org.freedesktop.DBus.Error.Disconnected", message: "orientd stops serving the system bus"))
         }
-        waitingForOrientation = []
+        waitingForValue = []
         authorizing = [:]
         for claimant in claimants.values { hub.disconnect(claimant.listener) }
         claimants = [:]
@@ -96,9 +96,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         case .nameVanished(let name):
             // Its unanswered calls go too, or the bus thread would keep their messages for good.
             for call in authorizing.values where call.sender == name { submit(.forget(call)) }
-            for call in waitingForOrientation where call.sender == name { submit(.forget(call)) }
+            for call in waitingForValue where call.sender == name { submit(.forget(call)) }
             authorizing = authorizing.filter { $0.value.sender != name }
-            waitingForOrientation.removeAll { $0.sender == name }
+            waitingForValue.removeAll { $0.sender == name }
             if let claimant = claimants.removeValue(forKey: name) {
                 hub.disconnect(claimant.listener)
                 logger.debug("claimant left the bus", metadata: ["dbus.name": "\(name)"])
@@ -184,22 +184,38 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
             update(to: hub.state)
         }
         // Since 3.6 the reply waits for a first reading, so a client that reads the property right
-        // after the claim returns (mutter does) sees a value.
-        if claimed == .accelerometer, values.hasAccelerometer, values.orientation == .undefined {
-            waitingForOrientation.append(call)
+        // after the claim returns (mutter does, and the incumbent's suite for light and proximity)
+        // sees a value: the reply is submitted after the values that carry it, and the bus thread
+        // runs commands in order.
+        if awaitsValue(claimed) {
+            waitingForValue.append(call)
             if firstReplyTimer == nil {
-                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in self?.answerWaiting() }
+                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in self?.answerWaiting(all: true) }
             }
         } else {
             submit(.reply(call))
         }
     }
 
-    private func answerWaiting() {
-        firstReplyTimer?.cancel()
-        firstReplyTimer = nil
-        for call in waitingForOrientation { submit(.reply(call)) }
-        waitingForOrientation = []
+    /// The sensor `claimed` is being read and its first value is not in the properties yet.
+    private func awaitsValue(_ claimed: ClaimedSensor) -> Bool {
+        switch claimed {
+        case .accelerometer: values.hasAccelerometer && values.orientation == .undefined
+        case .kind(let kind): hub.awaitsFirstReading(kind)
+        }
+    }
+
+    /// Answers the waiting claims whose value came (every one at the deadline).
+    private func answerWaiting(all: Bool) {
+        let (ready, waiting) = all ? (waitingForValue, []) : waitingForValue.reduce(into: ([BusCall](), [BusCall]())) { split, call in
+            if awaitsValue(call.method.claimed) { split.1.append(call) } else { split.0.append(call) }
+        }
+        waitingForValue = waiting
+        for call in ready { submit(.reply(call)) }
+        if waiting.isEmpty {
+            firstReplyTimer?.cancel()
+            firstReplyTimer = nil
+        }
     }
 
     // MARK: - From the hub
@@ -226,15 +242,17 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private func update(to state: DaemonState) {
         let next = values.following(state, tilt: tilt, laptopKeepsNormal: hub.configuration.laptopKeepsNormal)
         let changes = next.changes(from: values)
-        guard !changes.isEmpty else { return }
-        values = next
-        submit(.setValues(next))
-        // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal, and only of
-        // the sensors it claims.
-        for (name, claimant) in claimants.sorted(by: { $0.key < $1.key }) {
-            let heard = changes.intersection(claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
-            if !heard.isEmpty { submit(.emitChanged(to: name, heard)) }
+        if !changes.isEmpty {
+            values = next
+            submit(.setValues(next))
+            // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal, and only of
+            // the sensors it claims.
+            for (name, claimant) in claimants.sorted(by: { $0.key < $1.key }) {
+                let heard = changes.intersection(claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
+                if !heard.isEmpty { submit(.emitChanged(to: name, heard)) }
+            }
         }
-        if values.orientation != .undefined || !values.hasAccelerometer { answerWaiting() }
+        // A first reading equal to the last one changes no property, and still answers its claims.
+        if !waitingForValue.isEmpty { answerWaiting(all: false) }
     }
 }

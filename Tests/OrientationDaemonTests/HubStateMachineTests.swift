@@ -68,6 +68,30 @@ struct HubStateMachineTests {
         #expect(hub.state.kinds[.light] == nil)
     }
 
+    @Test("a started light or proximity sensor awaits its first reading, which counts even when it repeats the last value")
+    func firstReading() throws {
+        var hub = Self.machine()
+        let reader = try Self.connect(&hub)
+        _ = try Self.ok(&hub, .subscribe([.proximity]), from: reader)
+        #expect(hub.awaitingFirstReading.isEmpty, "no proximity sensor: nothing to wait for")
+        _ = hub.kindSensorAvailable(.light, name: "iio:device1", unit: .lux, at: 0)
+        _ = try Self.ok(&hub, .subscribe([.light]), from: reader)
+        #expect(hub.awaitingFirstReading == [.light])
+        _ = hub.kindReading(.light(level: 10, unit: .lux), at: 1)
+        #expect(hub.awaitingFirstReading.isEmpty)
+        _ = try Self.ok(&hub, .unsubscribe([.light]), from: reader)
+        _ = hub.scheduledStopDue(at: 4)
+        _ = try Self.ok(&hub, .subscribe([.light]), from: reader)
+        #expect(hub.awaitingFirstReading == [.light], "a claim after the linger reads afresh")
+        #expect(hub.kindReading(.light(level: 10, unit: .lux), at: 5).isEmpty, "the same level publishes nothing")
+        #expect(hub.awaitingFirstReading.isEmpty, "and still is the first reading")
+        _ = hub.kindSensorLost(.light, at: 6)
+        _ = hub.kindSensorAvailable(.light, name: "iio:device1", unit: .lux, at: 7)
+        #expect(hub.awaitingFirstReading == [.light], "a sensor that comes back while claimed is read afresh")
+        _ = hub.kindSensorLost(.light, at: 8)
+        #expect(hub.awaitingFirstReading.isEmpty, "a sensor that goes away is not waited for")
+    }
+
     @Test("the heading is for root and the control group only")
     func headingIsPrivileged() throws {
         var hub = Self.machine()

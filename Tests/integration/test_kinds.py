@@ -2,9 +2,11 @@
 read only while claimed, on the socket (topics light and proximity) and on D-Bus (HasAmbientLight,
 LightLevel, LightLevelUnit, HasProximity, ProximityNear and their claims); bad values, a missing
 near level and a removed sensor each said once while the other sensors keep serving."""
+import errno
 import os
 import select
 import subprocess
+import threading
 import time
 import tempfile
 
@@ -203,6 +205,74 @@ class Kinds(KindsCase):
         light_client.call("ReleaseLight")
         daemon.wait_for(lambda d: d.stderr_contains("no claims on the ambient light sensor left"), what="the release")
         self.assertEqual(light_client.get("LightLevel"), 500.0, "the value stays after the release")
+
+
+class FirstReadingOnTheBus(KindsCase):
+    """A claim of light or proximity is answered once the sensor's first value is in the properties,
+    so a client that reads the property right after its claim returns sees it (iio-sensor-proxy's
+    own suite does, and failed 1 run in 4 when the reply went out before the first read). The
+    attribute is a FIFO here: the daemon's first read blocks in open() until the test writes, so the
+    value cannot be known before the test decides, however the threads are scheduled."""
+
+    def claim_then_read(self, path, attribute, text, claim, prop):
+        fifo = os.path.join(self.bed.root, path.lstrip("/"), attribute)
+        os.remove(fifo)
+        os.mkfifo(fifo)
+        daemon, client = self.serve_on_the_bus()
+        claimer = BusClient(self.bus)
+        self.addCleanup(claimer.close)
+        answered = []
+        started = time.monotonic()
+
+        def claim_and_read():
+            claimer.call(claim)
+            answered.append((time.monotonic(), claimer.get(prop)))
+
+        thread = threading.Thread(target=claim_and_read)
+        thread.start()
+        # The daemon's first read is inside open() once a writer can open the FIFO without ENXIO.
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as error:
+                if error.errno != errno.ENXIO or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.002)  # polls the FIFO for a reader: nothing to await
+        written = time.monotonic()
+        # Later reads find a plain file; the blocked one gets the same text through the FIFO.
+        replacement = fifo + ".new"
+        with open(replacement, "w") as handle:
+            handle.write(text)
+        os.replace(replacement, fifo)
+        os.write(writer, text.encode())
+        os.close(writer)
+        thread.join(10)
+        self.assertEqual(len(answered), 1, "the claim was answered")
+        replied, value = answered[0]
+        self.assertGreater(replied, written, f"the {claim} reply came before the first reading was possible "
+                                             f"({written - replied:.3f} s before it)")
+        self.assertLess(replied - started, 0.95, "answered by the first reading, not by the 1 s safety deadline")
+        return value
+
+    def serve_on_the_bus(self, *args):
+        self.bus = PrivateSystemBus()
+        self.addCleanup(self.bus.stop)
+        daemon = self.serve("--dbus", "on", "--no-dbus-polkit", *args, env=self.bus.env(self.bed.env()))
+        client = BusClient(self.bus)
+        self.addCleanup(client.close)
+        return daemon, client
+
+    def test_light_level_is_there_when_claim_light_returns(self):
+        light = self.bed.add_light(1, attributes={"in_illuminance_input": "0", "in_illuminance_integration_time": "0.05"})
+        self.bed.add_accelerometer(0)
+        self.assertEqual(self.claim_then_read(light, "in_illuminance_input", "10\n", "ClaimLight", "LightLevel"), 10.0)
+
+    def test_proximity_near_is_there_when_claim_proximity_returns(self):
+        prox = self.bed.add_proximity(2, raw=0, near_level=128)
+        self.bed.add_accelerometer(0)
+        self.assertIs(self.claim_then_read(prox, "in_proximity_raw", "256\n", "ClaimProximity", "ProximityNear"), True)
 
 
 class BufferedKinds(KindsCase):
