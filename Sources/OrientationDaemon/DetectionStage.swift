@@ -85,6 +85,9 @@ final class DetectionStage: Sendable {
                                                                      configuration: pipeline.orientation.detector.configuration),
                                     pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast)
                 readPace?.set(nil)
+            case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
+                // The gravity learner may have measured the frozen readings' length as gravity.
+                pipeline.orientation.forgetGravityScale()
             case .fault, .recovered:
                 break
             }

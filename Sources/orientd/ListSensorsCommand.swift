@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import OrientationClient
 import OrientationCore
+import OrientationProtocol
 import SensorCore
 import SensorIO
 
@@ -27,6 +29,11 @@ struct ListSensorsCommand: AsyncParsableCommand {
             compass, each with what is read and how often, and which of each kind is served (the first \
             that can be read); they are read only while a client claims them.
 
+            When orientd runs (its socket is --socket, default $ORIENTD_SOCKET or /run/orientd/orientd.sock), \
+            the sensor it uses is marked, with its status and every fault that holds now: which, since \
+            when (UTC) and what was measured. Without a running daemon the listing says so: faults are \
+            known to the daemon only, from the readings it has seen.
+
             Exit status: 0 (also when none is found), 64 bad options, 69 when iiod cannot be reached.
             """
     )
@@ -35,6 +42,10 @@ struct ListSensorsCommand: AsyncParsableCommand {
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
+
+    @Option(help: ArgumentHelp("The running daemon's socket, asked for the faults of the sensor it uses "
+                               + "(default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
+    var socket: String?
 
     func run() async throws {
         let configuration = try sensorOptions.configuration()
@@ -77,11 +88,55 @@ struct ListSensorsCommand: AsyncParsableCommand {
             selection = .init(chosen: nil, reason: "the mock sensor \(configuration.specification)", skipped: [])
         }
         let chosenID = selection.chosen?.deviceID
+        let socketPath = socket ?? OrientationClient.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
+        let daemon = await Self.askDaemon(socket: socketPath)
         if json {
-            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, kinds: kinds))
+            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, kinds: kinds,
+                               daemon: daemon, socket: socketPath))
         } else {
-            printText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification)
+            printText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, daemon: daemon)
             if configuration.specification.isLocal { printText(kinds: kinds) }
+            printText(daemon: daemon, socket: socketPath)
+        }
+    }
+
+    /// The running daemon's state, from its hello; or why it could not be had (within 2 s).
+    static func askDaemon(socket: String) async -> Result<DaemonState, DaemonUnreachable> {
+        await withTaskGroup(of: Result<DaemonState, DaemonUnreachable>?.self) { group in
+            group.addTask {
+                do {
+                    let client = try await OrientationClient.connect(path: socket)
+                    let state = await client.helloState
+                    await client.close()
+                    return state.map { .success($0) } ?? .failure(DaemonUnreachable(reason: "it sent no state"))
+                } catch {
+                    return .failure(DaemonUnreachable(reason: "\(error)"))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(DaemonUnreachable(reason: "no answer within 2 s"))
+        }
+    }
+
+    struct DaemonUnreachable: Error {
+        let reason: String
+    }
+
+    /// Where no daemon answered, the faults column is not silently empty: it says why.
+    private func printText(daemon: Result<DaemonState, DaemonUnreachable>, socket: String) {
+        print("")
+        switch daemon {
+        case .success(let state):
+            let faults = state.faults.isEmpty ? "no faults" : "\(state.faults.count) fault\(state.faults.count == 1 ? "" : "s") (above)"
+            print("orientd (\(socket)): accelerometer \(state.sensorName ?? "none") \(state.sensor.rawValue), \(faults)")
+        case .failure(let problem):
+            print("orientd does not answer on \(socket) (\(problem.reason)): its faults are not known; "
+                  + "they are judged from the readings a running daemon sees")
         }
     }
 
@@ -116,7 +171,8 @@ struct ListSensorsCommand: AsyncParsableCommand {
         }
     }
 
-    private func printText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result, specification: SensorSpecification) {
+    private func printText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result,
+                           specification: SensorSpecification, daemon: Result<DaemonState, DaemonUnreachable>) {
         if found.isEmpty { print("No accelerometer found.") }
         for (candidate, description) in found {
             let mark = candidate != nil && candidate?.deviceID == chosen ? "  ← \(specification) uses this one" : ""
@@ -126,6 +182,10 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 print("  " + key + String(repeating: " ", count: max(1, 14 - key.count)) + value)
             }
             row("sysfs", description.sysfsPath)
+            if case .success(let state) = daemon, state.sensorName == description.identifier {
+                row("daemon", "in use: \(state.sensor.rawValue)" + (state.faults.isEmpty ? ", no faults" : ""))
+                for fault in state.faults { row("fault", "\(fault.kind) since \(fault.since): \(fault.detail)") }
+            }
             row("device node", description.deviceNode)
             row("label", description.label)
             if candidate != nil { row("location", "\(description.location.rawValue) (\(description.locationOrigin))") }
@@ -176,7 +236,20 @@ struct ListSensorsCommand: AsyncParsableCommand {
     }
 
     private func jsonText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result,
-                          specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)]) throws -> String {
+                          specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)],
+                          daemon: Result<DaemonState, DaemonUnreachable>, socket: String) throws -> String {
+        /// What the running daemon says of its accelerometer; `running` false with the reason otherwise.
+        struct DaemonEntry: Encodable {
+            struct Fault: Encodable {
+                let kind, device, detail, since: String
+            }
+            let socket: String
+            let running: Bool
+            let reason: String?
+            let sensor: String?
+            let status: String?
+            let faults: [Fault]
+        }
         /// A light, proximity or compass sensor: its description, whether it can be read, whether it is served.
         struct KindEntry: Encodable {
             let sensor: KindSensorDescription
@@ -208,8 +281,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
             let reason: String
             let skipped: [String]
             let kinds: [KindEntry]
+            let daemon: DaemonEntry
 
-            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped, kinds }
+            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped, kinds, daemon }
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: Key.self)
@@ -219,12 +293,21 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 try container.encode(reason, forKey: .reason)
                 try container.encode(skipped, forKey: .skipped)
                 try container.encode(kinds, forKey: .kinds)
+                try container.encode(daemon, forKey: .daemon)
             }
+        }
+        let daemonEntry: DaemonEntry = switch daemon {
+        case .success(let state):
+            DaemonEntry(socket: socket, running: true, reason: nil, sensor: state.sensorName, status: state.sensor.rawValue,
+                        faults: state.faults.map { .init(kind: $0.kind, device: $0.device, detail: $0.detail, since: $0.since) })
+        case .failure(let problem):
+            DaemonEntry(socket: socket, running: false, reason: problem.reason, sensor: nil, status: nil, faults: [])
         }
         let listing = Listing(
             sensors: found.map { Entry(sensor: $0.1, chosen: $0.0 != nil && $0.0?.deviceID == chosen) },
             specification: specification.description, selected: chosen, reason: selection.reason, skipped: selection.skipped,
-            kinds: kinds.map { KindEntry(sensor: $0.description, readable: $0.readable, served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier)) })
+            kinds: kinds.map { KindEntry(sensor: $0.description, readable: $0.readable, served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier)) },
+            daemon: daemonEntry)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // A sensor may read NaN or infinity: listed as such, not a failed listing.
