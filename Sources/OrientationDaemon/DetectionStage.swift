@@ -95,6 +95,9 @@ final class DetectionStage: Sendable {
         }
     }
 
+    /// The gravity learner's factor in force (1 while the scale is trusted).
+    var gravityScaleFactor: Double { pipeline.withLockedValue { $0.orientation.gravityScale.factor } }
+
     /// New detector parameters: detection starts afresh with the same mount matrix.
     func restart(configuration: DetectorConfiguration) {
         pipeline.withLockedValue {

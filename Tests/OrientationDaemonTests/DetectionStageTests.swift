@@ -42,6 +42,21 @@ struct DetectionStageTests {
         #expect(tilts == [.faceUp])
     }
 
+    @Test("a frozen reading or axis makes the gravity learner forget what it measured; other faults do not")
+    func frozenReadingForgetsTheScale() {
+        let stage = DetectionStage(configuration: DetectorConfiguration())
+        _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a")))
+        _ = hold(stage, Vector3(0, -15.7, 0), from: 0, seconds: 2)  // frozen at 1.6 g: learned as gravity
+        #expect(abs(stage.gravityScaleFactor - 9.81 / 15.7) < 0.01)
+        _ = stage.observe(.fault(SensorFault(kind: .readFailed, device: "a", detail: "EIO")))
+        #expect(stage.gravityScaleFactor != 1, "a read error says nothing of the lengths read before")
+        _ = stage.observe(.fault(SensorFault(kind: .stuck, device: "a", detail: "frozen")))
+        #expect(stage.gravityScaleFactor == 1)
+        _ = hold(stage, Vector3(0, -15.7, 0), from: 3, seconds: 2)
+        _ = stage.observe(.fault(SensorFault(kind: .axisStuck, device: "a", detail: "z frozen")))
+        #expect(stage.gravityScaleFactor == 1)
+    }
+
     @Test("new detector parameters start detection afresh with the same matrix")
     func restart() {
         let stage = DetectionStage(configuration: DetectorConfiguration())
