@@ -23,6 +23,8 @@ POLKITACTIONSDIR ?= /usr/share/polkit-1/actions
 ORIENTD_BIN ?= .build/release/orientd
 ORIENTCTL_BIN ?= .build/release/orientctl
 FUZZ_SECONDS ?= 20
+# make incumbent-suite REPEAT=20: the incumbent's suite that many times in a row (flaky tests show).
+REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
@@ -33,7 +35,7 @@ help:
 	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
 	@echo "make integration-test   only the umockdev tests of the real sensor path"
-	@echo "make incumbent-suite    iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time)"
+	@echo "make incumbent-suite [REPEAT=20]   iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time), REPEAT times in a row"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
@@ -128,7 +130,7 @@ integration-test: deps
 incumbent-suite:
 	@scripts/ensure-deps --build
 	$(SWIFT) build --product orientd
-	scripts/run-incumbent-suite
+	scripts/run-incumbent-suite --repeat $(REPEAT)
 
 demo: release
 	@echo "orientd demo: the daemon runs on the mock sensor replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time"
