@@ -53,8 +53,22 @@ struct ProtocolTests {
 
     @Test("the state reads back from its JSON")
     func stateRoundTrip() throws {
-        let state = DaemonState(device: .faceUp, interface: .landscapeLeft, sensor: .active, locked: true, sensorName: "iio:device0")
+        var state = DaemonState(device: .faceUp, interface: .landscapeLeft, sensor: .active, locked: true, sensorName: "iio:device0")
         #expect(try DaemonState(json: JSONReader(state.json)) == state)
+        state.sensor = .failed
+        state.faults = [SensorFaultState(kind: "axis-stuck", device: "iio:device0", detail: "the z axis…", since: "2026-11-26T08:01:02Z"),
+                        SensorFaultState(kind: "read-failed", device: "iio:device0", detail: "EIO", since: "2026-11-26T08:01:03Z")]
+        #expect(try DaemonState(json: JSONReader(state.json)) == state)
+        #expect(state.json.serialized.contains(#""faults":[{"kind":"axis-stuck","device":"iio:device0","detail":"the z axis…","since":"2026-11-26T08:01:02Z"}"#))
+        // A server older than the field sends none: no faults, not an error.
+        var older = state.json
+        if case .object(let members) = older { older = .object(members.filter { $0.key != "faults" }) }
+        #expect(try DaemonState(json: JSONReader(older)).faults.isEmpty)
+        // A malformed one names the field.
+        if case .object(let members) = older {
+            let bad = JSONValue.object(members + [("faults", .array([.object([("kind", .number(1))])]))])
+            #expect(throws: JSONFieldError.self) { try DaemonState(json: JSONReader(bad)) }
+        }
     }
 
     func decode(_ text: String) -> Result<ClientRequest, ProtocolError> {
