@@ -23,7 +23,7 @@ POLKITACTIONSDIR ?= /usr/share/polkit-1/actions
 ORIENTD_BIN ?= .build/release/orientd
 ORIENTCTL_BIN ?= .build/release/orientctl
 FUZZ_SECONDS ?= 20
-# make incumbent-suite REPEAT=20: the incumbent's suite that many times in a row (flaky tests show).
+# make incumbent-suite REPEAT=20, make integration-test REPEAT=10: that many runs in a row (flaky tests show).
 REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
@@ -34,7 +34,7 @@ help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
-	@echo "make integration-test   only the umockdev tests of the real sensor path"
+	@echo "make integration-test [REPEAT=10]   only the umockdev tests of the real sensor path, REPEAT times in a row"
 	@echo "make incumbent-suite [REPEAT=20]   iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time), REPEAT times in a row"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
@@ -122,8 +122,8 @@ fuzz: deps
 		.build/fuzz/corpus Tests/Fixtures/fuzz-request < /dev/null
 
 integration-test: deps
-	$(SWIFT) build --product orientd
-	scripts/run-integration-tests
+	$(SWIFT) build
+	scripts/run-integration-tests --repeat $(REPEAT)
 
 # iio-sensor-proxy 3.9's own integration suite against orientd (docs/testing.md). Not in make test: the
 # suite comes from Debian sid, fetched once into /var/cache/orientd-incumbent-suite, outside the repository.
