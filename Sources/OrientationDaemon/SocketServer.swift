@@ -36,9 +36,16 @@ enum SocketServer {
             throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
         }
         try removeStaleSocket(at: path, logger: frontEnd.logger)
-        guard var address = UnixSocketAddress.make(path) else {
+        // Bound, listening and given its mode and group under a temporary name in the same directory,
+        // then renamed into place: the path appears only once it accepts, so a client that sees the
+        // file never gets ECONNREFUSED, nor a socket with the umask's mode. A temporary name too long
+        // for a socket address leaves binding in place.
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".orientd-\(getpid()).sock"
+        let staging = UnixSocketAddress.make(temporary) != nil ? temporary : path
+        guard var address = UnixSocketAddress.make(staging) else {
             throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)")
         }
+        if staging != path { unlink(staging) }  // left by a run of the same pid that was killed
         let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listening >= 0 else { throw SocketSetupError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))") }
         let bound = withUnsafePointer(to: &address) {
@@ -47,21 +54,26 @@ enum SocketServer {
         guard bound == 0, listen(listening, 256) == 0 else {
             let reason = String(cString: strerror(errno))
             close(listening)
+            if bound == 0 { unlink(staging) }
             throw SocketSetupError(description: "cannot listen on \(path): \(reason)")
         }
         do {
-            if chmod(path, mode_t(configuration.socketMode)) != 0 {
+            if chmod(staging, mode_t(configuration.socketMode)) != 0 {
                 throw SocketSetupError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
             }
             if let group = configuration.socketGroup {
                 guard let gid = Authorization.groupID(named: group) else { throw SocketSetupError(description: "socket group \"\(group)\" does not exist") }
-                if chown(path, uid_t.max, gid) != 0 {
+                if chown(staging, uid_t.max, gid) != 0 {
                     throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
                 }
+            }
+            if staging != path, rename(staging, path) != 0 {
+                throw SocketSetupError(description: "cannot listen on \(path): rename from \(staging): \(String(cString: strerror(errno)))")
             }
             return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, frontEnd: frontEnd)
         } catch {
             close(listening)
+            unlink(staging)
             unlink(path)
             throw error
         }

@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -426,6 +427,29 @@ class Lifecycle(unittest.TestCase):
         daemon = Daemon("--socket-mode", "0660")
         self.addCleanup(daemon.stop)
         self.assertEqual(os.stat(daemon.socket_path).st_mode & 0o777, 0o660)
+
+    def test_the_socket_file_appears_listening_with_its_mode(self):
+        # The socket is bound and set up under a temporary name and renamed into place: whoever sees
+        # the file can connect at once (a client that saw it between bind and listen was refused), and
+        # it has its mode from the start. Each start is watched as closely as Python can.
+        for attempt in range(20):
+            directory = tempfile.mkdtemp(prefix="orientd-appear-")
+            path = os.path.join(directory, "orientd.sock")
+            process = subprocess.Popen([ORIENTD, "serve", "--sensor", "stdin", "--socket", path, "--config", "/dev/null",
+                                        "--dbus", "off", "--socket-mode", "0660"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.addCleanup(lambda p=process: p.poll() is None and (p.kill(), p.wait()))
+            deadline = time.monotonic() + 10
+            while not os.path.exists(path):  # nothing to await but the file itself
+                self.assertLess(time.monotonic(), deadline, "the socket never appeared")
+            mode = os.stat(path).st_mode & 0o777
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(path)  # ConnectionRefusedError fails the test
+            connection.close()
+            self.assertEqual(mode, 0o660, f"start {attempt + 1}")
+            self.assertEqual(os.listdir(directory), ["orientd.sock"], "no temporary name left behind")
+            process.terminate()
+            self.assertEqual(process.wait(10), 0)
 
 
 class Orientctl(DaemonCase):
