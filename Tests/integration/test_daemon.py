@@ -51,7 +51,8 @@ class Protocol(DaemonCase):
         self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
         self.assertTrue(hello["server"].startswith("orientd "))
         self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode",
-                                                 "rate", "light", "proximity", "heading"})
+                                                 "rate", "faults", "light", "proximity", "heading"})
+        self.assertEqual(hello["state"]["faults"], [])
         self.assertEqual(hello["state"]["device"], "unknown")
         self.assertEqual(hello["state"]["sensor"], "idle")
         self.assertEqual(client.request("get")["state"], hello["state"])
