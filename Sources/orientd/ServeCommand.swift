@@ -228,18 +228,30 @@ struct ConfigurationReloadService: Service, CustomStringConvertible {
     let runningBaseSensor: SensorConfiguration?
     let logger: Logger
 
+    /// Why `cancelWhenGracefulShutdown` and not `cancelOnGracefulShutdown()`: the latter merges the
+    /// signals with the shutdown through swift-async-algorithms' `merge`, whose `next()` holds a lock
+    /// across `withUnsafeThrowingContinuation` (apple/swift-async-algorithms#430). Swift 6.3 may
+    /// re-enqueue that job before the closure runs; on the one-thread executor orientd installs,
+    /// the merge's other task then waited for the lock on the only thread, and SIGTERM after a
+    /// SIGHUP left the daemon hanging about once in 200 runs (gdb showed the thread in
+    /// MergeStorage's lock). Cancelling the signal loop's task needs no lock of the kind.
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            do {
-                let (new, _) = try options.resolve()
-                LogLevelSetting.current = new.logLevel
-                var restart = await daemon.reload(new.daemon) ?? []
-                if new.sensor != runningSensor { restart.append("sensor settings") }
-                if new.baseSensorConfiguration != runningBaseSensor { restart.append("base sensor settings") }
-                logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
-            } catch {
-                logger.error("configuration reload failed, keeping the running configuration: \(error.description)")
-            }
+        try await cancelWhenGracefulShutdown { [self] in
+            // An AsyncStream underneath: its iteration ends when the task is cancelled.
+            for await _ in await UnixSignalsSequence(trapping: .sighup) { await reload() }
+        }
+    }
+
+    private func reload() async {
+        do {
+            let (new, _) = try options.resolve()
+            LogLevelSetting.current = new.logLevel
+            var restart = await daemon.reload(new.daemon) ?? []
+            if new.sensor != runningSensor { restart.append("sensor settings") }
+            if new.baseSensorConfiguration != runningBaseSensor { restart.append("base sensor settings") }
+            logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
+        } catch {
+            logger.error("configuration reload failed, keeping the running configuration: \(error.description)")
         }
     }
 }

@@ -74,9 +74,13 @@ class Daemon:
             self.process.send_signal(sig)
         try:
             self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as timedOut:
+            # Where each thread waits is what a hang at exit needs to be found: said before the kill.
+            stacks = subprocess.run(["gdb", "-p", str(self.process.pid), "-batch", "-ex", "thread apply all bt"],
+                                    capture_output=True, text=True, timeout=60).stdout
             self.process.kill()
-            raise
+            raise AssertionError(f"orientd did not stop within {timeout} s of signal {sig}; its threads:\n{stacks}\n"
+                                 f"its log: {self.log[-20:]}") from timedOut
         rest = self.partial + self.process.stderr.read()
         self.log += rest.decode(errors="replace").splitlines()
         assert_in_words(self.log)
