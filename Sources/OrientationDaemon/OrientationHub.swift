@@ -179,7 +179,9 @@ public final class OrientationHub: @unchecked Sendable {
             sensorLogger.notice("no \(kind)", metadata: ["reason": "\(reason)"])
             perform(machine.kindSensorLost(kind, at: now))
         case .reading(let reading, _):
-            perform(machine.kindReading(reading, at: now))
+            let actions = machine.kindReading(reading, at: now)
+            sensorLogger.debug("\(kind) reading", metadata: ["reading": "\(reading)", "published": "\(!actions.isEmpty)"])
+            perform(actions)
         case .fault(let fault):
             if kindFaultLogs[kind, default: FaultLogLimiter()].logFault(fault.kind, at: now) {
                 sensorLogger.warning("\(kind) fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
