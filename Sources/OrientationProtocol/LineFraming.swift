@@ -9,7 +9,7 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     public let maximumLength: Int
     private var overflowed = false
 
-    public init(maximumLength: Int = OrientationProtocol.maximumLineLength) {
+    public init(maximumLength: Int = ProtocolV1.maximumLineLength) {
         self.maximumLength = maximumLength
     }
 

@@ -160,7 +160,7 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
     public static func badRequest(_ message: String) -> ProtocolError { ProtocolError(.badRequest, message) }
     public static func unknownOperation(_ op: String) -> ProtocolError { ProtocolError(.unknownOperation, "unknown op \"\(op)\"") }
     public static let permissionDenied = ProtocolError(.permissionDenied, "this op needs root or membership in the control group")
-    public static let lineTooLong = ProtocolError(.lineTooLong, "lines are limited to \(OrientationProtocol.maximumLineLength) bytes; closing the connection")
+    public static let lineTooLong = ProtocolError(.lineTooLong, "lines are limited to \(ProtocolV1.maximumLineLength) bytes; closing the connection")
     public static func tooManyClients(maximum: Int) -> ProtocolError { ProtocolError(.tooManyClients, "the daemon serves at most \(maximum) clients") }
     public static func sessionLimit(maximumNodes: Int) -> ProtocolError { ProtocolError(.limitExceeded, "a session holds at most \(maximumNodes) nodes") }
 
@@ -294,7 +294,7 @@ public struct Event: Sendable, Hashable {
 /// Builders for the server's messages, with keys in the documented order.
 public enum ServerMessage {
     public static func hello(server: String, state: DaemonState, seq: Int) -> JSONValue {
-        .object([("type", .string(MessageType.hello.rawValue)), ("protocol", .number(Double(OrientationProtocol.version))),
+        .object([("type", .string(MessageType.hello.rawValue)), ("protocol", .number(Double(ProtocolV1.version))),
                  ("server", .string(server)), ("seq", .number(Double(seq))), ("state", state.json)])
     }
 

@@ -1,7 +1,9 @@
 import OrientationCore
 
-/// Protocol v1 of the orientd socket (docs/protocol.md): UTF-8 JSON objects, one per line.
-public enum OrientationProtocol {
+/// Protocol v1 of the orientd socket (docs/protocol.md): UTF-8 JSON objects, one per line. (Not
+/// named after its module: `OrientationProtocol.version` would read as the module's, and a type named
+/// as its module hides the module's other names from qualified lookup.)
+public enum ProtocolV1 {
     public static let version = 1
     /// Longest accepted line, newline excluded; a longer one closes the connection.
     public static let maximumLineLength = 65_536

@@ -7,8 +7,15 @@ import SensorCore
 
 @Suite("Configuration file and settings")
 struct ConfigurationFileTests {
-    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("systemd/orientd.toml").path
+    /// The repository's systemd/orientd.toml, found from this file up to the folder holding Package.swift
+    /// (so that the test does not depend on how deep its folder is).
+    static let example: String = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent("systemd/orientd.toml").path
+    }()
 
     @Test("the shipped example is the one the settings table writes, and it states every default")
     func example() throws {
