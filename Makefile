@@ -28,7 +28,7 @@ REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
@@ -49,8 +49,13 @@ help:
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
 	@echo "make build   debug build;  make release: release build;  make clean"
 
+# What building needs (make build, release, install, the package build); test tools only for the
+# targets that test (test-deps): a device that builds orientd gets no test tool and no iio-sensor-proxy.
 deps:
-	@scripts/ensure-deps
+	@scripts/ensure-deps --build
+
+test-deps:
+	@scripts/ensure-deps --test
 
 build: deps
 	$(SWIFT) build
@@ -66,11 +71,12 @@ check:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-test: deps check
+test: test-deps check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
 	scripts/test-hinge-corpus
 	scripts/run-integration-tests
 	scripts/test-private-checkout
+	scripts/test-build-deps
 	$(MAKE) fuzz
 	$(MAKE) package-test package-trixie-test
 
@@ -90,7 +96,7 @@ SANITIZED_DAEMON_STEP = rm -rf .build/soak/$(1)-daemon && mkdir -p .build/soak/$
 	echo "sanitizer-reports: $$(ls .build/soak/$(1)-daemon | wc -l)" >> .build/soak/daemon-$(1).log && \
 	{ test -z "$$(ls .build/soak/$(1)-daemon)" || { cat .build/soak/$(1)-daemon/*; exit 1; }; }
 
-soak: deps
+soak: test-deps
 	mkdir -p .build/soak
 	bash -o pipefail -c 'LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fixtures/lsan.supp $(SWIFT) test --sanitize=address --build-path .build/asan 2>&1 | tee .build/soak/asan.log'
 	bash -o pipefail -c '$(SWIFT) test --sanitize=thread --build-path .build/tsan 2>&1 | tee .build/soak/tsan.log'
@@ -121,7 +127,7 @@ fuzz: deps
 		-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 -print_final_stats=1 -artifact_prefix=.build/fuzz/ \
 		.build/fuzz/corpus Tests/Fixtures/fuzz-request < /dev/null
 
-integration-test: deps
+integration-test: test-deps
 	$(SWIFT) build
 	scripts/run-integration-tests --repeat $(REPEAT)
 
@@ -144,7 +150,7 @@ demo: release
 	for i in $$(seq 50); do [ -S $(DEMO_SOCKET) ] && break; sleep 0.1; done; \
 	timeout $$(awk "BEGIN { print int(36 / $(DEMO_SPEED)) + 2 }") .build/release/orientctl monitor --socket $(DEMO_SOCKET) || true
 
-bench: deps release-static
+bench: test-deps release-static
 	scripts/ensure-deps --bench
 	$(SWIFT) build -c release --product orientd-bench
 	$(SWIFT) build -c release --product orientd
@@ -224,7 +230,6 @@ deb:
 ifneq ($(ARCH),$(HOST_ARCH))
 	scripts/cross-deb $(ARCH)
 else
-	scripts/ensure-deps
 	scripts/ensure-deps --package
 	dpkg-buildpackage -b -us -uc
 	mkdir -p dist
