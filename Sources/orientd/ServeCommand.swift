@@ -236,7 +236,7 @@ struct ConfigurationReloadService: Service, CustomStringConvertible {
     /// SIGHUP left the daemon hanging about once in 200 runs (gdb showed the thread in
     /// MergeStorage's lock). Cancelling the signal loop's task needs no lock of the kind.
     func run() async throws {
-        try await cancelWhenGracefulShutdown { [self] in
+        await cancelWhenGracefulShutdown { [self] in
             // An AsyncStream underneath: its iteration ends when the task is cancelled.
             for await _ in await UnixSignalsSequence(trapping: .sighup) { await reload() }
         }

@@ -71,10 +71,27 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         // One loop for the hub and every connection: ordering without locks.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
+        // One list of what runs, in start order, stopped in reverse on every way out: a part that
+        // fails to start, an error, a normal stop. The loop goes last; the sources (watching udev
+        // since they were made) before it, after the last event they pass on is handled.
+        var running = RunningParts(logger: logger)
+        running.started("event loop") { try? await group.shutdownGracefully() }
+        let source = self.source, baseSource = self.baseSource, hingeAngleSensor = self.hingeAngleSensor, kindSources = self.kindSources
+        running.started("sensors") {
+            hingeAngleSensor?.shutdown()
+            for kindSource in kindSources { kindSource.shutdown() }
+            source.shutdown()  // returns after the last event was passed on
+            baseSource?.shutdown()
+        }
         let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
                                  hingeAngleSensor: hingeAngleSensor, kindSources: kindSources, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
+        // Goodbye to every client (after the socket stopped accepting), the hub's timers and its
+        // silence alarm's thread.
+        running.started("hub") {
+            try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
+        }
         let convertible = baseSource != nil || hingeAngleSensor != nil
         if convertible, let access = tabletModeSwitch {
             hub.tabletModeReporter = TabletModeReporter(setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
@@ -112,7 +129,6 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
                 loop.execute { hub.handleBase(event, outcome: outcome) }
             }
         }
-        var stopLidSwitch: (@Sendable () -> Void)?
         if let hingeAngleSensor, let hinge {
             logger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngleSensor.name)"])
             hingeAngleSensor.deliver { reading in
@@ -128,7 +144,7 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
             switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
             case .success(let reading):
                 logger.info("lid switch read", metadata: ["input.device": "\(reading.device)"])
-                stopLidSwitch = reading.stop
+                running.started("lid switch") { reading.stop() }
             case .failure(let reason):
                 logger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
             }
@@ -139,26 +155,19 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         for await _ in firstEvent { break }
         timeout.cancel()
         raiseDescriptorLimit(clients: configuration.maximumClients)
-        let acceptor: ConnectionAcceptor
         do {
-            acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
-        } catch {
-            source.shutdown()
-            baseSource?.shutdown()
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        let bus = SensorProxyService(hub: hub)
-        busLock.withLockedValue { $0 = bus }
-        do {
+            let acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
+            let socketPath = configuration.socketPath, activated = activatedSocket != nil
+            running.started("socket") {
+                acceptor.stop()  // no new client from here on, before the goodbye
+                if !activated { unlink(socketPath) }  // an activated socket is systemd's
+            }
+            let bus = SensorProxyService(hub: hub)
+            busLock.withLockedValue { $0 = bus }
             try await bus.apply(configuration, atStart: true)
+            running.started("net.hadess.SensorProxy") { await bus.stop() }
         } catch {
-            acceptor.stop()
-            if activatedSocket == nil { unlink(configuration.socketPath) }
-            stopLidSwitch?()
-            source.shutdown()
-            baseSource?.shutdown()
-            try? await group.shutdownGracefully()
+            await running.stopAll(reason: "a part failed to start")
             throw error
         }
         logger.notice("listening", metadata: [
@@ -177,23 +186,17 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
             loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in notifier.notify("WATCHDOG=1") }
         }
 
+        running.started("readiness timers") {
+            watchdog?.cancel()
+            laterRelease.cancel()
+        }
+
         try? await gracefulShutdown()
 
         try? await loop.submit { hub.statusObserver = nil }.get()  // "shutting down" stays the last word
         notifier.notify("STOPPING=1\nSTATUS=shutting down")
-        watchdog?.cancel()
-        laterRelease.cancel()
         logger.notice("shutting down")
-        await bus.stop()
-        try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
-        acceptor.stop()
-        if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated socket is systemd's
-        stopLidSwitch?()
-        hingeAngleSensor?.shutdown()
-        for kindSource in kindSources { kindSource.shutdown() }
-        source.shutdown()  // returns after the last event was passed on
-        baseSource?.shutdown()
-        try? await group.shutdownGracefully()
+        await running.stopAll(reason: "shutting down")
     }
 
     /// Code that ran once goes back to the kernel: at readiness, start-up's; a minute later, that of
@@ -225,5 +228,31 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
                 "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
             ])
         }
+    }
+}
+
+/// What the daemon has started, in order, each with how it stops: one list for every way out, so a
+/// part that fails to start stops everything started before it and a normal stop stops everything
+/// in reverse (the bus, then the socket's accepting, the goodbye, the sensors, the loop).
+struct RunningParts {
+    private var parts: [(name: String, stop: @Sendable () async -> Void)] = []
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// `name` runs from now on; `stop` ends it.
+    mutating func started(_ name: String, stop: @escaping @Sendable () async -> Void) {
+        parts.append((name, stop))
+    }
+
+    /// Stops every part, the last started first.
+    mutating func stopAll(reason: String) async {
+        for part in parts.reversed() {
+            logger.debug("stopping", metadata: ["part": "\(part.name)", "reason": "\(reason)"])
+            await part.stop()
+        }
+        parts = []
     }
 }
