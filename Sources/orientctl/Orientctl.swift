@@ -179,15 +179,15 @@ struct Wait: AsyncParsableCommand {
         abstract: "Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in --mode.",
         discussion: "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait --mode tablet` waits for a convertible folded into a tablet.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).")
+    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).",
+              completion: .list(DeviceOrientation.allCases.map(\.rawValue)))
     var orientation: String?
     @Flag(help: "Wait for the interface orientation instead of the device orientation.") var interface = false
-    @Option(help: ArgumentHelp("Wait for a convertible's mode instead: laptop or tablet.", valueName: "mode")) var mode: String?
+    @Option(help: ArgumentHelp("Wait for a convertible's mode instead: laptop or tablet.", valueName: "mode")) var mode: DeviceMode?
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds")) var timeout: Double?
 
     func validate() throws {
-        if let mode {
-            guard DeviceMode(rawValue: mode) != nil else { throw ValidationError("--mode: \"\(mode)\" is not laptop or tablet") }
+        if mode != nil {
             guard orientation == nil, !interface else { throw ValidationError("--mode waits for the mode alone: give no ORIENTATION and no --interface") }
             if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be ≥ 0") }
             return
@@ -204,7 +204,7 @@ struct Wait: AsyncParsableCommand {
     func run() async throws {
         let client = try await connection.connect()
         let topic: Topic = mode != nil ? .mode : interface ? .interface : .device
-        let wanted = mode ?? orientation ?? ""
+        let wanted = mode?.rawValue ?? orientation ?? ""
         func reached(_ state: DaemonState?) -> Bool {
             guard let state else { return false }
             switch topic {
@@ -236,16 +236,12 @@ struct Wait: AsyncParsableCommand {
 struct Lock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Engage or release the rotation lock (root or the control group).")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "on or off.") var setting: String
-
-    func validate() throws {
-        guard setting == "on" || setting == "off" else { throw ValidationError("expected on or off, got \"\(setting)\"") }
-    }
+    @Argument(help: "on or off.") var setting: LockSetting
 
     func run() async throws {
         let client = try await connection.connect()
         do {
-            try await client.lock(setting == "on")
+            try await client.lock(setting == .on)
         } catch {
             throw rejection(error)
         }
@@ -288,7 +284,7 @@ struct Follow: AsyncParsableCommand {
             """)
     @OptionGroup var connection: ConnectionOptions
     @Option(help: ArgumentHelp("Turn the screen with this backend: auto, sway, hyprland, wlroots, x11.", valueName: "backend"))
-    var rotate: String?
+    var rotate: BackendChoice?
     @Option(help: ArgumentHelp("The output to turn (default: the built-in panel, or the only output).", valueName: "name"))
     var output: String?
     @Option(help: ArgumentHelp("A touchscreen or pen to map onto the output (repeatable; default: those the compositor lists).", valueName: "device"))
@@ -302,9 +298,6 @@ struct Follow: AsyncParsableCommand {
         guard rotate != nil || exec != nil else { throw ValidationError("say what to do: --rotate BACKEND, --exec COMMAND, or both") }
         if let exec {
             guard let words = try? CommandTemplate(exec).words, !words.isEmpty else { throw ValidationError("--exec: the command is empty or has an unterminated quote") }
-        }
-        if let rotate, rotate != "auto", RotationBackend(rawValue: rotate) == nil {
-            throw ValidationError("--rotate: \"\(rotate)\" is not a backend (auto, \(RotationBackend.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         if rotate == nil, output != nil || !touch.isEmpty || dryRun { throw ValidationError("--output, --touch and --dry-run go with --rotate") }
     }
@@ -349,9 +342,9 @@ struct Follow: AsyncParsableCommand {
     }
 
     /// The backend (auto: from the session, said once), its output and touch devices.
-    private func makeRotator(_ name: String) throws -> ScreenRotator {
+    private func makeRotator(_ choice: BackendChoice) throws -> ScreenRotator {
         let backend: RotationBackend
-        if let chosen = RotationBackend(rawValue: name) {
+        if case .backend(let chosen) = choice {
             backend = chosen
         } else {
             switch RotationBackend.detect(environment: ProcessInfo.processInfo.environment) {
@@ -480,4 +473,33 @@ struct CommandTemplate {
             complain("\(arguments.joined(separator: " ")) exited with status \(exitStatus)")
         }
     }
+}
+
+// Arguments with a fixed set of values are typed: the parser refuses a wrong one with the list,
+// `--help` shows them and shell completion offers them.
+
+/// `orientctl lock on|off`.
+enum LockSetting: String, CaseIterable, ExpressibleByArgument {
+    case on, off
+}
+
+extension DeviceMode: ExpressibleByArgument {}
+
+/// `--rotate auto` (the backend the session names) or a backend by name.
+enum BackendChoice: ExpressibleByArgument, Equatable {
+    case auto
+    case backend(RotationBackend)
+
+    init?(argument: String) {
+        if argument == "auto" {
+            self = .auto
+        } else if let backend = RotationBackend(rawValue: argument) {
+            self = .backend(backend)
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["auto"] + RotationBackend.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

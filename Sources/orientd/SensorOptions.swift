@@ -16,11 +16,11 @@ struct SensorOptions: ParsableArguments {
     var rate: String?
 
     @Option(name: .customLong("acquisition"), help: SettingHelp.of("acquisition"))
-    var acquisition: String?
+    var acquisition: AcquisitionMode?
 
     /// The options given, by their settings.
     var given: [(option: String, value: String?)] {
-        [("sensor", sensor), ("mount-matrix", mountMatrixText), ("rate", rate), ("acquisition", acquisition)]
+        [("sensor", sensor), ("mount-matrix", mountMatrixText), ("rate", rate), ("acquisition", acquisition?.rawValue)]
     }
 
     func validate() throws {

@@ -31,19 +31,19 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("socket-mode"), help: SettingHelp.of("socket-mode")) var socketMode: String?
     @Option(name: .customLong("socket-group"), help: SettingHelp.of("socket-group")) var socketGroup: String?
     @Option(name: .customLong("control-group"), help: SettingHelp.of("control-group")) var controlGroup: String?
-    @Option(name: .customLong("idiom"), help: SettingHelp.of("idiom")) var idiom: String?
+    @Option(name: .customLong("idiom"), help: SettingHelp.of("idiom")) var idiom: DeviceIdiom?
     @Option(name: .customLong("supported"), help: SettingHelp.of("supported")) var supported: String?
     @Flag(name: .customLong("locked"), inversion: .prefixedNo, help: SettingHelp.of("locked")) var locked: Bool?
     @Option(name: .customLong("max-clients"), help: SettingHelp.of("max-clients")) var maximumClients: String?
     @Option(name: .customLong("stall-timeout"), help: SettingHelp.of("stall-timeout")) var stallTimeout: String?
     @Option(name: .customLong("claim-linger"), help: SettingHelp.of("claim-linger")) var claimLinger: String?
-    @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: String?
+    @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: DBusMode?
     @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit: Bool?
     @Option(name: .customLong("base-sensor"), help: SettingHelp.of("base-sensor")) var baseSensor: String?
     @Option(name: .customLong("base-mount-matrix"), help: SettingHelp.of("base-mount-matrix")) var baseMountMatrix: String?
     @Flag(name: .customLong("laptop-keeps-normal"), inversion: .prefixedNo, help: SettingHelp.of("laptop-keeps-normal")) var laptopKeepsNormal: Bool?
-    @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch: String?
-    @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: String?
+    @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch: TabletModeSwitchMode?
+    @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: Logger.Level?
 
     /// Defaults, then the file, then these options, for a command: a bad file is printed with its
     /// file and line and exits 78 (EX_CONFIG); a bad option is a usage error (64).
@@ -90,10 +90,10 @@ struct DaemonOptions: ParsableArguments {
         // gives up type-checking the whole sum at once.
         let given: [(option: String, value: String?)] = [
             ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
-            ("idiom", idiom), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
-            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
+            ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
+            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus?.rawValue), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
             ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix), ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
-            ("tablet-mode-switch", tabletModeSwitch), ("log-level", logLevel),
+            ("tablet-mode-switch", tabletModeSwitch?.rawValue), ("log-level", logLevel?.rawValue),
         ]
         try SettingHelp.apply(sensorOptions.given + given, to: &settings)
         settings.daemon.detector = try detector.configuration(base: settings.daemon.detector)
