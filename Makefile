@@ -28,11 +28,12 @@ REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check format test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
-	@echo "make check   build and run the Swift unit tests only (no umockdev, no fuzzing): the fast inner loop"
+	@echo "make check   lint the Swift sources (.swift-format), build and run the Swift unit tests only: the fast inner loop"
+	@echo "make format  format the Swift sources as .swift-format says"
 	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
 	@echo "make integration-test [REPEAT=10]   only the umockdev tests of the real sensor path, REPEAT times in a row"
 	@echo "make incumbent-suite [REPEAT=20]   iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time), REPEAT times in a row"
@@ -68,8 +69,13 @@ release: deps
 # the CLI), without the umockdev integration suite or fuzzing.
 check:
 	@scripts/ensure-deps --build
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# Formats the Swift sources as .swift-format says (what make check's lint holds them to).
+format:
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
 
 test: test-deps check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request

@@ -22,10 +22,12 @@ let package = Package(
         .target(name: "OrientationCore"),
         /// The sensor abstraction the daemon sees: the --sensor grammar, events, the mock sources and
         /// the pure selection and fault policies.
-        .target(name: "SensorCore", dependencies: [
-            "OrientationCore", "CLinux",
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "SensorCore",
+            dependencies: [
+                "OrientationCore", "CLinux",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         /// eventfd and pthread_setname_np, which Swift's Glibc module leaves out (header only).
         .systemLibrary(name: "CLinux"),
         // sd-bus's vtable macros and variadic calls, which Swift cannot import (the D-Bus front end).
@@ -35,31 +37,39 @@ let package = Package(
         .systemLibrary(name: "CLibIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
         .systemLibrary(name: "CLibUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         /// The only importer of libiio and libudev: discovery, hotplug, polling and buffered capture.
-        .target(name: "SensorIO", dependencies: [
-            "CLibIIO", "CLibUdev", "CUInput", "SensorCore", "OrientationCore",
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "SensorIO",
+            dependencies: [
+                "CLibIIO", "CLibUdev", "CUInput", "SensorCore", "OrientationCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         /// The wire protocol v1: its vocabulary (operations, topics, error codes), requests, messages,
         /// JSON values and the resolver's JSON, line framing (docs/protocol.md).
-        .target(name: "OrientationProtocol", dependencies: [
-            "OrientationCore",
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
+        .target(
+            name: "OrientationProtocol",
+            dependencies: [
+                "OrientationCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         /// The daemon: hub (state, claims, sessions), socket server, authorization, services.
-        .target(name: "OrientationDaemon", dependencies: [
-            "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux", "CSdBus",
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "OrientationDaemon",
+            dependencies: [
+                "OrientationCore", "OrientationProtocol", "SensorCore", "CLinux", "CSdBus",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         /// The Swift client library apps link (and orientctl uses).
-        .target(name: "OrientationClient", dependencies: [
-            "OrientationCore", "OrientationProtocol",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        .target(
+            name: "OrientationClient",
+            dependencies: [
+                "OrientationCore", "OrientationProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "orientctl",
             dependencies: [
@@ -78,7 +88,8 @@ let package = Package(
         .executableTarget(
             name: "orientd",
             dependencies: [
-                "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol", "OrientationClient",
+                "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol",
+                "OrientationClient",
                 "DesktopIntegration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,22 +109,30 @@ let package = Package(
         ),
         .executableTarget(
             name: "orientd-bench",
-            dependencies: ["OrientationCore", "OrientationProtocol", "CorpusScoring", "CLinux", "SensorCore", "SensorSimulation"]
+            dependencies: [
+                "OrientationCore", "OrientationProtocol", "CorpusScoring", "CLinux", "SensorCore", "SensorSimulation",
+            ]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore", "SensorSimulation"]),
         .testTarget(name: "DesktopIntegrationTests", dependencies: ["DesktopIntegration", "OrientationCore"]),
-        .testTarget(name: "OrientationProtocolTests", dependencies: [
-            "OrientationProtocol", "OrientationCore",
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ]),
-        .testTarget(name: "OrientationDaemonTests", dependencies: [
-            "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore", "SensorIO",
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "OrientationProtocolTests",
+            dependencies: [
+                "OrientationProtocol", "OrientationCore",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "OrientationDaemonTests",
+            dependencies: [
+                "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore", "SensorIO",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "OrientdCLITests",
-            dependencies: ["orientd", "orientctl", "OrientationCore", "OrientationDaemon", "OrientationProtocol", "CorpusScoring"]
+            dependencies: [
+                "orientd", "orientctl", "OrientationCore", "OrientationDaemon", "OrientationProtocol", "CorpusScoring",
+            ]
         ),
         .testTarget(
             name: "CorpusTests",

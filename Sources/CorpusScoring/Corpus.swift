@@ -25,7 +25,8 @@ public struct CorpusTrace: Sendable {
             }
         }
         self.samples = samples
-        labels = try JSONDecoder().decode([LabelInterval].self, from: Data(contentsOf: directory.appendingPathComponent("\(name).labels.json")))
+        labels = try JSONDecoder().decode(
+            [LabelInterval].self, from: Data(contentsOf: directory.appendingPathComponent("\(name).labels.json")))
         let metaURL = directory.appendingPathComponent("\(name).meta.json")
         let meta = try JSONDecoder().decode(Meta.self, from: Data(contentsOf: metaURL))
         do {
@@ -66,8 +67,11 @@ public struct CorpusTrace: Sendable {
     /// first sample at or after each due time, the next due one interval of the pace in force later
     /// (the trace's own rate stands for the fast one). Returns the changes and how many samples were
     /// read, for the trade-off between rest rate and latency.
-    public func replayPaced(_ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration())
-        -> (changes: [OrientationChange], samplesRead: Int) {
+    public func replayPaced(
+        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration()
+    )
+        -> (changes: [OrientationChange], samplesRead: Int)
+    {
         var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
         var paceSettings = settings
         paceSettings.fastRate = rateHz
@@ -80,17 +84,24 @@ public struct CorpusTrace: Sendable {
         for sample in samples where sample.time >= due - slack {
             read += 1
             if let change = pipeline.process(time: sample.time, reading: sample.reading) { changes.append(change) }
-            _ = pace.observe(mountMatrix.apply(sample.reading), at: sample.time, detectorSettled: pipeline.detector.isSettled)
+            _ = pace.observe(
+                mountMatrix.apply(sample.reading), at: sample.time, detectorSettled: pipeline.detector.isSettled)
             due = sample.time + pace.interval
         }
         return (changes, read)
     }
 
     /// Replays at a pace and scores; also the share of the trace's samples that were read.
-    public func scorePaced(_ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration())
-        -> (score: TraceScore, readFraction: Double) {
+    public func scorePaced(
+        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration()
+    )
+        -> (score: TraceScore, readFraction: Double)
+    {
         let (changes, read) = replayPaced(settings, configuration: configuration)
-        return (CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: labels), Double(read) / Double(max(samples.count, 1)))
+        return (
+            CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: labels),
+            Double(read) / Double(max(samples.count, 1))
+        )
     }
 }
 

@@ -24,7 +24,10 @@ public struct LabelInterval: Sendable, Decodable, Hashable {
         settled = try container.decodeIfPresent(Bool.self, forKey: .settled) ?? (acceptable.count == 1)
     }
 
-    init(start: Double, end: Double, expected: DeviceOrientation, acceptable: [DeviceOrientation], settled: Bool, settledFlat: Bool) {
+    init(
+        start: Double, end: Double, expected: DeviceOrientation, acceptable: [DeviceOrientation], settled: Bool,
+        settledFlat: Bool
+    ) {
         self.start = start
         self.end = end
         self.expected = expected
@@ -84,9 +87,12 @@ public enum CorpusScorer {
     ///
     /// - Parameter uprightOnly: score only the four upright orientations, for detectors without
     ///   face states (score.py `--upright-only`).
-    public static func score(events: [(time: Double, orientation: DeviceOrientation)], labels: [LabelInterval], uprightOnly: Bool = false) -> TraceScore {
+    public static func score(
+        events: [(time: Double, orientation: DeviceOrientation)], labels: [LabelInterval], uprightOnly: Bool = false
+    ) -> TraceScore {
         let labels = uprightOnly ? uprightView(labels) : labels
-        var sortedEvents = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        var sortedEvents = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+            .map(\.element)
         if uprightOnly { sortedEvents.removeAll { flat.contains($0.orientation) } }
 
         var changes: [(time: Double, old: DeviceOrientation, new: DeviceOrientation)] = []
@@ -106,16 +112,23 @@ public enum CorpusScorer {
         var falseChanges: [FalseChange] = []
         var flatChanges = 0
         guard let first = labels.first, let last = labels.last else {
-            return TraceScore(transitions: [], falseChanges: [], settledSeconds: 0, wrongSeconds: 0, changesWhileFlat: 0, changeCount: changes.count)
+            return TraceScore(
+                transitions: [], falseChanges: [], settledSeconds: 0, wrongSeconds: 0, changesWhileFlat: 0,
+                changeCount: changes.count)
         }
         for change in changes {
             if change.time >= last.end || change.time < first.start { continue }
             let interval = labels[upperBound(starts, change.time) - 1]
             if interval.settledFlat { flatChanges += 1 }
             if !interval.acceptable.contains(change.new) {
-                falseChanges.append(FalseChange(time: change.time, to: change.new, expected: interval.expected, reason: "not acceptable"))
+                falseChanges.append(
+                    FalseChange(
+                        time: change.time, to: change.new, expected: interval.expected, reason: "not acceptable"))
             } else if interval.settled, change.old == interval.expected, change.new != change.old {
-                falseChanges.append(FalseChange(time: change.time, to: change.new, expected: interval.expected, reason: "left settled expected"))
+                falseChanges.append(
+                    FalseChange(
+                        time: change.time, to: change.new, expected: interval.expected, reason: "left settled expected")
+                )
             }
         }
 
@@ -132,19 +145,22 @@ public enum CorpusScorer {
                 wrongSeconds += t1 - t0
             }
             if expected != previous {
-                let reach: Double? = stateAt(previousEnd) == expected
+                let reach: Double? =
+                    stateAt(previousEnd) == expected
                     ? previousEnd
                     : changes.first { $0.time > previousEnd && $0.new == expected }?.time
                 let missed = reach.map { $0 >= end } ?? true
-                transitions.append(ScoredTransition(
-                    at: start, from: previous, to: expected, isStartup: previous == .unknown, missed: missed,
-                    latency: missed ? nil : roundTo4(max(0, reach! - start))))
+                transitions.append(
+                    ScoredTransition(
+                        at: start, from: previous, to: expected, isStartup: previous == .unknown, missed: missed,
+                        latency: missed ? nil : roundTo4(max(0, reach! - start))))
             }
             previous = expected
             previousEnd = end
         }
-        return TraceScore(transitions: transitions, falseChanges: falseChanges, settledSeconds: settledSeconds,
-                          wrongSeconds: wrongSeconds, changesWhileFlat: flatChanges, changeCount: changes.count)
+        return TraceScore(
+            transitions: transitions, falseChanges: falseChanges, settledSeconds: settledSeconds,
+            wrongSeconds: wrongSeconds, changesWhileFlat: flatChanges, changeCount: changes.count)
     }
 
     /// score.py's `upright_view`: flat intervals become unsettled and accept any upright orientation

@@ -25,7 +25,8 @@ public struct ExternalCommand: Sendable, Hashable {
     /// "systemd-hwdb update exited with status 1: <its last line of errors, else of output>".
     public var summary: String {
         let said = errors.split(separator: "\n").last ?? output.split(separator: "\n").last
-        return "\(arguments.joined(separator: " ")) \(status < 0 ? "could not be run" : "exited with status \(status)")\(said.map { ": \($0)" } ?? "")"
+        return
+            "\(arguments.joined(separator: " ")) \(status < 0 ? "could not be run" : "exited with status \(status)")\(said.map { ": \($0)" } ?? "")"
     }
 
     /// Runs `arguments` (the first found on PATH) to completion, never through a shell; standard
@@ -34,7 +35,8 @@ public struct ExternalCommand: Sendable, Hashable {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0 else { return failed(arguments, errno) }
         guard pipe(&errPipe) == 0 else {
-            close(outPipe[0]); close(outPipe[1])
+            close(outPipe[0])
+            close(outPipe[1])
             return failed(arguments, errno)
         }
         // Close-on-exec: the child gets only the dup2'ed copies, so a reader sees the end of file.
@@ -51,7 +53,10 @@ public struct ExternalCommand: Sendable, Hashable {
         let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
         close(outPipe[1])
         close(errPipe[1])
-        defer { close(outPipe[0]); close(errPipe[0]) }
+        defer {
+            close(outPipe[0])
+            close(errPipe[0])
+        }
         guard spawned == 0 else { return failed(arguments, spawned) }
         // Both pipes drained together: a child filling one while we block on the other would hang.
         var collected: [[UInt8]] = [[], []]
@@ -75,11 +80,14 @@ public struct ExternalCommand: Sendable, Hashable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let exit = (status & 0x7f) != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff
-        return ExternalCommand(status: exit, output: String(decoding: collected[0], as: UTF8.self),
-                               errors: String(decoding: collected[1], as: UTF8.self), arguments: arguments)
+        return ExternalCommand(
+            status: exit, output: String(decoding: collected[0], as: UTF8.self),
+            errors: String(decoding: collected[1], as: UTF8.self), arguments: arguments)
     }
 
     private static func failed(_ arguments: [String], _ code: Int32) -> ExternalCommand {
-        ExternalCommand(status: -1, output: "", errors: "\(arguments.first ?? ""): \(String(cString: strerror(code)))", arguments: arguments)
+        ExternalCommand(
+            status: -1, output: "", errors: "\(arguments.first ?? ""): \(String(cString: strerror(code)))",
+            arguments: arguments)
     }
 }

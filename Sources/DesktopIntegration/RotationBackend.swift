@@ -16,9 +16,11 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
     public static func detect(environment: [String: String]) -> Result<(RotationBackend, String), DetectionFailure> {
         let desktop = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
         if let own = desktop.first(where: { ["gnome", "kde", "phosh", "ubuntu", "unity", "budgie"].contains($0) }) {
-            return .failure(DetectionFailure(description: "XDG_CURRENT_DESKTOP says \(own): that desktop rotates the screen itself "
-                + "through the net.hadess.SensorProxy D-Bus interface orientd serves; nothing to do (or say which backend with --rotate)",
-                nothingToDo: true))
+            return .failure(
+                DetectionFailure(
+                    description: "XDG_CURRENT_DESKTOP says \(own): that desktop rotates the screen itself "
+                        + "through the net.hadess.SensorProxy D-Bus interface orientd serves; nothing to do (or say which backend with --rotate)",
+                    nothingToDo: true))
         }
         if let socket = environment["SWAYSOCK"], !socket.isEmpty { return .success((.sway, "SWAYSOCK is set")) }
         if let signature = environment["HYPRLAND_INSTANCE_SIGNATURE"], !signature.isEmpty {
@@ -28,8 +30,10 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
             return .success((.wlroots, "WAYLAND_DISPLAY is set (a wlroots compositor is assumed)"))
         }
         if let display = environment["DISPLAY"], !display.isEmpty { return .success((.x11, "DISPLAY is set")) }
-        return .failure(DetectionFailure(description: "no graphical session found (SWAYSOCK, HYPRLAND_INSTANCE_SIGNATURE, WAYLAND_DISPLAY "
-            + "and DISPLAY are unset): run it in the session, or say which backend with --rotate"))
+        return .failure(
+            DetectionFailure(
+                description: "no graphical session found (SWAYSOCK, HYPRLAND_INSTANCE_SIGNATURE, WAYLAND_DISPLAY "
+                    + "and DISPLAY are unset): run it in the session, or say which backend with --rotate"))
     }
 
     public struct DetectionFailure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -63,9 +67,13 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
     public func outputs(from text: String) -> [String] {
         switch self {
         case .sway, .hyprland:
-            guard let document = try? JSONValue.parse(Array(text.utf8)), case .array(let items) = document else { return [] }
+            guard let document = try? JSONValue.parse(Array(text.utf8)), case .array(let items) = document else {
+                return []
+            }
             return items.compactMap { item in
-                guard case .object(let members) = item, case .string(let name)? = members.first(where: { $0.key == "name" })?.value else { return nil }
+                guard case .object(let members) = item,
+                    case .string(let name)? = members.first(where: { $0.key == "name" })?.value
+                else { return nil }
                 return name
             }
         case .wlroots:
@@ -87,11 +95,15 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
     public func touchDevices(from text: String) -> [String] {
         switch self {
         case .sway:
-            guard let document = try? JSONValue.parse(Array(text.utf8)), case .array(let items) = document else { return [] }
+            guard let document = try? JSONValue.parse(Array(text.utf8)), case .array(let items) = document else {
+                return []
+            }
             return items.compactMap { item in
                 guard case .object(let members) = item,
-                      case .string(let type)? = members.first(where: { $0.key == "type" })?.value, ["touch", "tablet_tool"].contains(type),
-                      case .string(let identifier)? = members.first(where: { $0.key == "identifier" })?.value else { return nil }
+                    case .string(let type)? = members.first(where: { $0.key == "type" })?.value,
+                    ["touch", "tablet_tool"].contains(type),
+                    case .string(let identifier)? = members.first(where: { $0.key == "identifier" })?.value
+                else { return nil }
                 return identifier
             }
         case .x11:
@@ -99,11 +111,14 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
             // classes, indented (`Touch mode: direct` / `XITouchClass`).
             var devices: [String] = []
             var current: (name: String, touch: Bool)?
-            func finish() { if let current, current.touch, !devices.contains(current.name) { devices.append(current.name) } }
+            func finish() {
+                if let current, current.touch, !devices.contains(current.name) { devices.append(current.name) }
+            }
             for line in text.split(separator: "\n") {
                 if let idRange = line.firstRange(of: "\tid=") ?? line.firstRange(of: " id=") {
                     finish()
-                    let name = line[..<idRange.lowerBound].drop { !$0.isLetter && !$0.isNumber }.trimmingSuffixWhitespace()
+                    let name = line[..<idRange.lowerBound].drop { !$0.isLetter && !$0.isNumber }
+                        .trimmingSuffixWhitespace()
                     let lower = name.lowercased()
                     let pen = ["pen", "stylus", "eraser"].contains { lower.contains($0) } && line.contains("pointer")
                     current = (String(name), pen)
@@ -121,12 +136,18 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
     /// The output to turn when none is named: the built-in panel (eDP, DSI, LVDS), else the only
     /// output; nil with the reason otherwise.
     public static func builtInOutput(_ outputs: [String]) -> Result<String, DetectionFailure> {
-        if let panel = outputs.first(where: { name in ["edp", "dsi", "lvds"].contains { name.lowercased().hasPrefix($0) } }) {
+        if let panel = outputs.first(where: { name in
+            ["edp", "dsi", "lvds"].contains { name.lowercased().hasPrefix($0) }
+        }) {
             return .success(panel)
         }
         if outputs.count == 1 { return .success(outputs[0]) }
         if outputs.isEmpty { return .failure(DetectionFailure(description: "the compositor lists no output")) }
-        return .failure(DetectionFailure(description: "no built-in panel (eDP, DSI, LVDS) among \(outputs.joined(separator: ", ")): say which with --output"))
+        return .failure(
+            DetectionFailure(
+                description:
+                    "no built-in panel (eDP, DSI, LVDS) among \(outputs.joined(separator: ", ")): say which with --output"
+            ))
     }
 
     // MARK: - Turning
@@ -138,7 +159,9 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The command lines that turn `output` to `transform` and map `touch` onto it, in order.
-    public func commands(transform: OutputTransform, output: String, touch: [String]) -> [(step: Step, arguments: [String])] {
+    public func commands(
+        transform: OutputTransform, output: String, touch: [String]
+    ) -> [(step: Step, arguments: [String])] {
         switch self {
         case .sway:
             // sway turns a touch device mapped to an output with it.
@@ -156,7 +179,12 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
             return [(.output, ["wlr-randr", "--output", output, "--transform", transform.wayland])]
         case .x11:
             return [(.output, ["xrandr", "--output", output, "--rotate", transform.xrandr])]
-                + touch.map { (.touch, ["xinput", "set-prop", $0, "Coordinate Transformation Matrix"] + transform.coordinateMatrix) }
+                + touch.map {
+                    (
+                        .touch,
+                        ["xinput", "set-prop", $0, "Coordinate Transformation Matrix"] + transform.coordinateMatrix
+                    )
+                }
         }
     }
 

@@ -23,15 +23,19 @@ public struct ScreenRotator {
     /// Finds the output (`output`, else the built-in panel) and the touch devices (`touch`, else
     /// the touchscreens and pens the compositor lists) by asking the compositor through `run`.
     /// `note` hears what was chosen and why.
-    public init(backend: RotationBackend, output: String?, touch: [String], run: @escaping Runner,
-                note: (String) -> Void) throws(SetupFailure) {
+    public init(
+        backend: RotationBackend, output: String?, touch: [String], run: @escaping Runner,
+        note: (String) -> Void
+    ) throws(SetupFailure) {
         self.backend = backend
         self.run = run
         if let output {
             self.output = output
         } else {
             let listed = run(backend.outputsCommand)
-            guard listed.status == 0 else { throw SetupFailure(description: "cannot list the outputs: \(listed.summary)") }
+            guard listed.status == 0 else {
+                throw SetupFailure(description: "cannot list the outputs: \(listed.summary)")
+            }
             switch RotationBackend.builtInOutput(backend.outputs(from: listed.output)) {
             case .success(let name):
                 self.output = name
@@ -42,16 +46,20 @@ public struct ScreenRotator {
         }
         if !touch.isEmpty {
             if !backend.mapsTouchDevices {
-                note(backend == .hyprland
-                     ? "--touch is not needed with Hyprland: its touchdevice and tablet settings turn every touch device"
-                     : "the wlroots backend cannot map touch devices (wlr-output-management has none): map them in the compositor's configuration")
+                note(
+                    backend == .hyprland
+                        ? "--touch is not needed with Hyprland: its touchdevice and tablet settings turn every touch device"
+                        : "the wlroots backend cannot map touch devices (wlr-output-management has none): map them in the compositor's configuration"
+                )
             }
             self.touch = backend.mapsTouchDevices ? touch : []
         } else if let command = backend.inputsCommand {
             let listed = run(command)
             self.touch = listed.status == 0 ? backend.touchDevices(from: listed.output) : []
             if listed.status != 0 { note("cannot list input devices (\(listed.summary)): no touch device is mapped") }
-            note(self.touch.isEmpty ? "no touchscreen or pen listed" : "touch devices: \(self.touch.joined(separator: ", "))")
+            note(
+                self.touch.isEmpty
+                    ? "no touchscreen or pen listed" : "touch devices: \(self.touch.joined(separator: ", "))")
         } else {
             self.touch = []
         }
@@ -76,7 +84,8 @@ public struct ScreenRotator {
             let result = run(arguments)
             guard result.status != 0 else { continue }
             if !failing.contains(step), !failed.contains(step) {
-                reports.append("\(step == .output ? "turning the output" : "mapping touch input") failed: \(result.summary)")
+                reports.append(
+                    "\(step == .output ? "turning the output" : "mapping touch input") failed: \(result.summary)")
             }
             failed.insert(step)
         }

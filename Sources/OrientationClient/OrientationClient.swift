@@ -83,14 +83,16 @@ public actor OrientationClient {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: 1 << 20)))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineFrameDecoder(maximumLength: 1 << 20)))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch let error as IOError {
             throw OrientationClientError.cannotConnect(path: path, reason: String(cString: strerror(error.errnoCode)))
         } catch SocketAddressError.unixDomainSocketPathTooLong {
-            throw OrientationClientError.cannotConnect(path: path, reason: "the path is longer than a socket address holds (107 bytes)")
+            throw OrientationClientError.cannotConnect(
+                path: path, reason: "the path is longer than a socket address holds (107 bytes)")
         } catch let error as CustomStringConvertible {
             throw OrientationClientError.cannotConnect(path: path, reason: error.description)
         } catch {
@@ -118,7 +120,8 @@ public actor OrientationClient {
     private func attach(_ writer: NIOAsyncChannelOutboundWriter<ByteBuffer>) { outbound = writer }
 
     private func receive(_ line: ByteBuffer) {
-        guard let value = try? JSONValue.parse(Array(line.readableBytesView)), case .string(let type)? = value["type"] else {
+        guard let value = try? JSONValue.parse(Array(line.readableBytesView)), case .string(let type)? = value["type"]
+        else {
             return
         }
         switch type {
@@ -128,21 +131,29 @@ public actor OrientationClient {
             helloWaiter?.resume()
             helloWaiter = nil
         case MessageType.reply.rawValue:
-            guard case .number(let number)? = value["id"], let continuation = pending.removeValue(forKey: Int(number)) else { return }
+            guard case .number(let number)? = value["id"], let continuation = pending.removeValue(forKey: Int(number))
+            else { return }
             if value["ok"] == .bool(true) {
                 continuation.resume(returning: value)
             } else {
                 let error = value["error"]
                 func text(_ key: String) -> String? { if case .string(let s)? = error?[key] { s } else { nil } }
-                continuation.resume(throwing: OrientationClientError.rejected(ProtocolError(ProtocolErrorCode(rawValue: text("code") ?? "unknown"), text("message") ?? "", reason: text("reason"))))
+                continuation.resume(
+                    throwing: OrientationClientError.rejected(
+                        ProtocolError(
+                            ProtocolErrorCode(rawValue: text("code") ?? "unknown"), text("message") ?? "",
+                            reason: text("reason"))))
             }
         case MessageType.event.rawValue:
             func number(_ key: String) -> Double { if case .number(let n)? = value[key] { n } else { 0 } }
             let topic = if case .string(let name)? = value["topic"] { Topic(rawValue: name) } else { Topic?.none }
-            eventContinuation.yield(OrientationEvent(topic: topic, isGoodbye: false, seq: Int(number("seq")), time: number("time"),
-                                                     state: try? DaemonState(json: JSONReader(value["state"] ?? .null)), message: value))
+            eventContinuation.yield(
+                OrientationEvent(
+                    topic: topic, isGoodbye: false, seq: Int(number("seq")), time: number("time"),
+                    state: try? DaemonState(json: JSONReader(value["state"] ?? .null)), message: value))
         case MessageType.goodbye.rawValue:
-            eventContinuation.yield(OrientationEvent(topic: nil, isGoodbye: true, seq: 0, time: 0, state: nil, message: value))
+            eventContinuation.yield(
+                OrientationEvent(topic: nil, isGoodbye: true, seq: 0, time: 0, state: nil, message: value))
         default:
             break
         }

@@ -24,7 +24,9 @@ public enum JSONValue: Sendable, Hashable {
         case let (.array(x), .array(y)): x == y
         case let (.object(x), .object(y)):
             // Objects compare as maps: key order is presentation only.
-            x.count == y.count && Dictionary(uniqueKeysWithValues: x.map { ($0.key, $0.value) }) == Dictionary(uniqueKeysWithValues: y.map { ($0.key, $0.value) })
+            x.count == y.count
+                && Dictionary(uniqueKeysWithValues: x.map { ($0.key, $0.value) })
+                    == Dictionary(uniqueKeysWithValues: y.map { ($0.key, $0.value) })
         default: false
         }
     }
@@ -109,7 +111,9 @@ public enum JSONValue: Sendable, Hashable {
             case "\r": output += "\\r"
             case "\t": output += "\\t"
             case _ where scalar.value < 0x20:
-                output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                output +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
             default: output.unicodeScalars.append(scalar)
             }
         }
@@ -126,7 +130,10 @@ extension JSONValue: Decodable {
             return
         }
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) }.sorted { $0.0 < $1.0 })
+            self = .object(
+                try object.allKeys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) }.sorted {
+                    $0.0 < $1.0
+                })
             return
         }
         let single = try decoder.singleValueContainer()
@@ -149,7 +156,9 @@ extension JSONValue: Decodable {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByNilLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
@@ -169,7 +178,8 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
         }
         let context: DecodingError.Context
         switch error {
-        case .dataCorrupted(let found), .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found):
+        case .dataCorrupted(let found), .typeMismatch(_, let found), .valueNotFound(_, let found),
+            .keyNotFound(_, let found):
             context = found
         @unknown default:
             description = "not valid JSON"
@@ -252,7 +262,9 @@ public struct JSONReader: Sendable {
     }
 
     public func required(_ key: String) throws(JSONFieldError) -> JSONReader {
-        guard let member = try optional(key) else { throw JSONFieldError(path: path.appending(key), problem: "missing") }
+        guard let member = try optional(key) else {
+            throw JSONFieldError(path: path.appending(key), problem: "missing")
+        }
         return member
     }
 
@@ -284,7 +296,8 @@ public struct JSONReader: Sendable {
     }
 
     /// A string that must be one of `Value`'s raw values.
-    public func enumeration<Value: RawRepresentable & CaseIterable>(_ type: Value.Type) throws(JSONFieldError) -> Value where Value.RawValue == String {
+    public func enumeration<Value: RawRepresentable & CaseIterable>(_ type: Value.Type) throws(JSONFieldError) -> Value
+    where Value.RawValue == String {
         let text = try string()
         guard let value = Value(rawValue: text) else {
             throw fail("\"\(text)\" is not one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -57,7 +57,9 @@ extension SensorKind {
         switch self {
         case .light:
             state.unit = try reader.optional("unit")?.enumeration(LightUnit.self)
-            if let level = try reader.optional("level")?.number() { state.reading = .light(level: level, unit: state.unit ?? .lux) }
+            if let level = try reader.optional("level")?.number() {
+                state.reading = .light(level: level, unit: state.unit ?? .lux)
+            }
         case .proximity:
             if let near = try reader.optional("near")?.bool() { state.reading = .proximity(near: near) }
         case .compass:

@@ -29,7 +29,9 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
             return .needMoreData
         }
         let length = newline - buffer.readerIndex
-        if length > maximumLength + 1 || (length == maximumLength + 1 && buffer.getInteger(at: newline - 1, as: UInt8.self) != UInt8(ascii: "\r")) {
+        if length > maximumLength + 1
+            || (length == maximumLength + 1 && buffer.getInteger(at: newline - 1, as: UInt8.self) != UInt8(ascii: "\r"))
+        {
             overflowed = true
             buffer.moveReaderIndex(to: buffer.writerIndex)
             throw LineTooLongError()
@@ -43,7 +45,9 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
         // A last line without a newline is still a line.
         while try decode(context: context, buffer: &buffer) == .continue {}
         if buffer.readableBytes > 0, !overflowed {

@@ -37,8 +37,12 @@ public struct DaemonState: Sendable, Hashable {
     /// The accelerometer's faults that hold now, oldest first (empty unless `sensor` is `failed`).
     public var faults: [SensorFaultState] = []
 
-    public init(device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown, sensor: SensorStatus = .absent,
-                locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil, mode: DeviceMode? = nil) {
+    public init(
+        device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown,
+        sensor: SensorStatus = .absent,
+        locked: Bool = false, sensorName: String? = nil, dbus: String? = nil, hinge: Double? = nil,
+        mode: DeviceMode? = nil
+    ) {
         self.device = device
         self.interface = interface
         self.sensor = sensor
@@ -64,7 +68,9 @@ public struct DaemonState: Sendable, Hashable {
             ("rate", rate.map(JSONValue.number) ?? .null),
             ("faults", .array(faults.map(\.json))),
         ]
-        let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map { ($0.stateKey, $0.json(kinds[$0])) }
+        let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map {
+            ($0.stateKey, $0.json(kinds[$0]))
+        }
         return .object(members + kindMembers)
     }
 
@@ -124,11 +130,15 @@ public struct SensorFaultState: Sendable, Hashable {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        return
+            "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
     }
 
     public var json: JSONValue {
-        .object([("kind", .string(kind)), ("device", .string(device)), ("detail", .string(detail)), ("since", .string(since))])
+        .object([
+            ("kind", .string(kind)), ("device", .string(device)), ("detail", .string(detail)),
+            ("since", .string(since)),
+        ])
     }
 
     public init(json reader: JSONReader) throws(JSONFieldError) {
@@ -154,18 +164,29 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// A resolver rejection of `what` (an op, or a device or lock change reaching a session).
     public init(rejected what: String, _ error: ResolverError) {
-        self.init(ProtocolErrorCode(error.code), "\(what) rejected: \(error.reason.rawValue)", reason: error.reason.rawValue)
+        self.init(
+            ProtocolErrorCode(error.code), "\(what) rejected: \(error.reason.rawValue)", reason: error.reason.rawValue)
     }
 
     public static func badRequest(_ message: String) -> ProtocolError { ProtocolError(.badRequest, message) }
-    public static func unknownOperation(_ op: String) -> ProtocolError { ProtocolError(.unknownOperation, "unknown op \"\(op)\"") }
-    public static let permissionDenied = ProtocolError(.permissionDenied, "this op needs root or membership in the control group")
-    public static let lineTooLong = ProtocolError(.lineTooLong, "lines are limited to \(ProtocolV1.maximumLineLength) bytes; closing the connection")
-    public static func tooManyClients(maximum: Int) -> ProtocolError { ProtocolError(.tooManyClients, "the daemon serves at most \(maximum) clients") }
-    public static func sessionLimit(maximumNodes: Int) -> ProtocolError { ProtocolError(.limitExceeded, "a session holds at most \(maximumNodes) nodes") }
+    public static func unknownOperation(_ op: String) -> ProtocolError {
+        ProtocolError(.unknownOperation, "unknown op \"\(op)\"")
+    }
+    public static let permissionDenied = ProtocolError(
+        .permissionDenied, "this op needs root or membership in the control group")
+    public static let lineTooLong = ProtocolError(
+        .lineTooLong, "lines are limited to \(ProtocolV1.maximumLineLength) bytes; closing the connection")
+    public static func tooManyClients(maximum: Int) -> ProtocolError {
+        ProtocolError(.tooManyClients, "the daemon serves at most \(maximum) clients")
+    }
+    public static func sessionLimit(maximumNodes: Int) -> ProtocolError {
+        ProtocolError(.limitExceeded, "a session holds at most \(maximumNodes) nodes")
+    }
 
     public var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("code", .string(code.rawValue)), ("message", .string(message))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("code", .string(code.rawValue)), ("message", .string(message)),
+        ]
         if let reason { members.append(("reason", .string(reason))) }
         return .object(members)
     }
@@ -212,7 +233,10 @@ public enum ReplyBody: Sendable, Hashable {
         case .snapshot(let seq, let state):
             [("seq", .number(Double(seq))), ("state", state.json)]
         case .subscriptions(let topics, let seq, let state):
-            [("topics", .array(topics.map { .string($0.rawValue) })), ("seq", .number(Double(seq))), ("state", state.json)]
+            [
+                ("topics", .array(topics.map { .string($0.rawValue) })), ("seq", .number(Double(seq))),
+                ("state", state.json),
+            ]
         case .session(let snapshot):
             Self.fields(snapshot)
         case .sessionChange(let snapshot, let change):
@@ -221,8 +245,11 @@ public enum ReplyBody: Sendable, Hashable {
     }
 
     private static func fields(_ snapshot: SessionSnapshot) -> [(key: String, value: JSONValue)] {
-        [("interface", .string(snapshot.interface.rawValue)), ("effectiveDevice", .string(snapshot.effectiveDevice.rawValue)),
-         ("decider", .string(snapshot.decider))]
+        [
+            ("interface", .string(snapshot.interface.rawValue)),
+            ("effectiveDevice", .string(snapshot.effectiveDevice.rawValue)),
+            ("decider", .string(snapshot.decider)),
+        ]
     }
 }
 
@@ -263,8 +290,10 @@ public enum EventPayload: Sendable, Hashable {
         case .interface(let change): change.protocolFields
         case .sensor(let from, let to): [("from", .string(from.rawValue)), ("to", .string(to.rawValue))]
         case .lock(let locked): [("locked", .bool(locked))]
-        case .hinge(let from, let to): [("from", from.map { .number($0) } ?? .null), ("to", to.map { .number($0) } ?? .null)]
-        case .mode(let from, let to): [("from", from.map { .string($0.rawValue) } ?? .null), ("to", .string(to.rawValue))]
+        case .hinge(let from, let to):
+            [("from", from.map { .number($0) } ?? .null), ("to", to.map { .number($0) } ?? .null)]
+        case .mode(let from, let to):
+            [("from", from.map { .string($0.rawValue) } ?? .null), ("to", .string(to.rawValue))]
         case .reading(_, let from, let to): [("from", SensorKind.json(from)), ("to", SensorKind.json(to))]
         case .session(let sessionSeq, let change): [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields
         case .sessionRejected(let error): [("error", error.json)]
@@ -294,8 +323,10 @@ public struct Event: Sendable, Hashable {
 /// Builders for the server's messages, with keys in the documented order.
 public enum ServerMessage {
     public static func hello(server: String, state: DaemonState, seq: Int) -> JSONValue {
-        .object([("type", .string(MessageType.hello.rawValue)), ("protocol", .number(Double(ProtocolV1.version))),
-                 ("server", .string(server)), ("seq", .number(Double(seq))), ("state", state.json)])
+        .object([
+            ("type", .string(MessageType.hello.rawValue)), ("protocol", .number(Double(ProtocolV1.version))),
+            ("server", .string(server)), ("seq", .number(Double(seq))), ("state", state.json),
+        ])
     }
 
     public static func reply(id: JSONValue, _ body: ReplyBody) -> JSONValue {
@@ -314,8 +345,12 @@ public enum ServerMessage {
     }
 
     public static func event(_ event: Event) -> JSONValue {
-        .object([("type", .string(MessageType.event.rawValue)), ("topic", .string(event.topic.rawValue)), ("seq", .number(Double(event.seq))),
-                 ("time", .number(event.time)), ("state", event.state.json)] + event.payload.fields)
+        .object(
+            [
+                ("type", .string(MessageType.event.rawValue)), ("topic", .string(event.topic.rawValue)),
+                ("seq", .number(Double(event.seq))),
+                ("time", .number(event.time)), ("state", event.state.json),
+            ] + event.payload.fields)
     }
 
     public static func goodbye(reason: String) -> JSONValue {

@@ -16,7 +16,8 @@ public struct Request: Sendable {
     /// Fails with a `bad-request` error that names the problem; `id` is null when it could not be read.
     public static func parse(_ bytes: ByteBuffer) -> Result<Request, Rejection> {
         guard let text = bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes),
-              text.utf8.elementsEqual(bytes.readableBytesView) else {
+            text.utf8.elementsEqual(bytes.readableBytesView)
+        else {
             return .failure(Rejection(id: .null, error: .badRequest("the line is not valid UTF-8")))
         }
         let value: JSONValue
@@ -25,7 +26,9 @@ public struct Request: Sendable {
         } catch {
             return .failure(Rejection(id: .null, error: .badRequest("the line is not a JSON object")))
         }
-        guard case .object = value else { return .failure(Rejection(id: .null, error: .badRequest("the line is not a JSON object"))) }
+        guard case .object = value else {
+            return .failure(Rejection(id: .null, error: .badRequest("the line is not a JSON object")))
+        }
         let reader = JSONReader(value)
         let id = value["id"] ?? .null
         switch id {
@@ -33,8 +36,12 @@ public struct Request: Sendable {
         case .null: return .failure(Rejection(id: .null, error: .badRequest("missing field id (a number or string)")))
         default: return .failure(Rejection(id: .null, error: .badRequest("field id must be a number or a string")))
         }
-        guard let opValue = value["op"] else { return .failure(Rejection(id: id, error: .badRequest("missing field op"))) }
-        guard case .string(let op) = opValue else { return .failure(Rejection(id: id, error: .badRequest("field op must be a string"))) }
+        guard let opValue = value["op"] else {
+            return .failure(Rejection(id: id, error: .badRequest("missing field op")))
+        }
+        guard case .string(let op) = opValue else {
+            return .failure(Rejection(id: id, error: .badRequest("field op must be a string")))
+        }
         return .success(Request(id: id, op: op, body: reader))
     }
 }
@@ -93,12 +100,18 @@ extension Request {
             guard !mask.isEmpty else { throw body.fail("mask must not be empty") }
             return .success(.setSystemSupportedOrientations(mask))
         case .openSession:
-            return .success(.openSession(initial: try body.optional("initial").map { reader throws(JSONFieldError) in try ResolverJSON.state(reader) }))
+            return .success(
+                .openSession(
+                    initial: try body.optional("initial").map { reader throws(JSONFieldError) in
+                        try ResolverJSON.state(reader)
+                    }))
         case .closeSession: return .success(.closeSession)
         case .getSession: return .success(.getSession)
         default:
             guard let type = operation.sceneActionType else { return .failure(.unknownOperation(op)) }
-            guard case .object(let members) = body.value else { return .failure(.badRequest("the request is not an object")) }
+            guard case .object(let members) = body.value else {
+                return .failure(.badRequest("the request is not an object"))
+            }
             // `id` is the request's; scene.update names its scene with `scene` (the action's `id`).
             var fields = members.filter { $0.key != "id" && $0.key != "op" && $0.key != "type" && $0.key != "scene" }
             if operation == .sceneUpdate {
@@ -118,7 +131,8 @@ extension Request {
         for element in try body.required("topics").array() {
             let name = try element.string()
             guard let topic = Topic(rawValue: name), Topic.subscribable.contains(topic) else {
-                throw element.fail("unknown topic \"\(name)\" (topics: \(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
+                throw element.fail(
+                    "unknown topic \"\(name)\" (topics: \(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
             }
             topics.append(topic)
         }

@@ -11,7 +11,9 @@ public enum ResolverJSON {
         for element in try reader.array() {
             let name = try element.string()
             guard let named = InterfaceOrientationMask(name: name) else {
-                throw element.fail("\"\(name)\" is not a mask name (\(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")))")
+                throw element.fail(
+                    "\"\(name)\" is not a mask name (\(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")))"
+                )
             }
             mask.formUnion(named)
         }
@@ -46,7 +48,8 @@ public enum ResolverJSON {
             let selected = try reader.optional("selected")
             node.selected = try selected?.int() ?? 0
             guard node.children.indices.contains(node.selected) else {
-                throw (selected ?? reader).fail("selected tab \(node.selected) does not exist (\(node.children.count) tabs)")
+                throw (selected ?? reader).fail(
+                    "selected tab \(node.selected) does not exist (\(node.children.count) tabs)")
             }
         }
         return node
@@ -65,8 +68,10 @@ public enum ResolverJSON {
         if let count, notifications < 0 { throw count.fail("must be ≥ 0, found \(notifications)") }
         var presented: [Presentation] = []
         for element in try reader.optional("presented")?.array() ?? [] {
-            presented.append(Presentation(node: try node(try element.required("node")),
-                                          fullScreen: try element.optional("fullScreen")?.bool() ?? true))
+            presented.append(
+                Presentation(
+                    node: try node(try element.required("node")),
+                    fullScreen: try element.optional("fullScreen")?.bool() ?? true))
         }
         return ResolverState(
             profile: try reader.optional("profile")?.enumeration(ResolverProfile.self) ?? .legacy,
@@ -88,11 +93,14 @@ public enum ResolverJSON {
         let type = try typeField.string()
         func container() throws(JSONFieldError) -> String? { try reader.optional("container")?.string() }
         switch type {
-        case "deviceOrientation": return .deviceOrientation(try reader.required("value").enumeration(DeviceOrientation.self))
+        case "deviceOrientation":
+            return .deviceOrientation(try reader.required("value").enumeration(DeviceOrientation.self))
         case "push": return .push(try node(try reader.required("node")), container: try container())
         case "pop": return .pop(container: try container())
         case "selectTab": return .selectTab(try reader.required("index").int(), container: try container())
-        case "present": return .present(try node(try reader.required("node")), fullScreen: try reader.optional("fullScreen")?.bool() ?? true)
+        case "present":
+            return .present(
+                try node(try reader.required("node")), fullScreen: try reader.optional("fullScreen")?.bool() ?? true)
         case "dismiss": return .dismiss
         case "setLock": return .setLock(try reader.required("on").bool())
         case "attemptRotation": return .attemptRotation
@@ -105,11 +113,16 @@ public enum ResolverJSON {
         case "updateSupportedOrientations": return .updateSupportedOrientations
         case "updateScene":
             // Only present keys change; a present null restores the default.
-            let supported: SettingUpdate<InterfaceOrientationMask> = reader.has("supported") ? .set(try optionalMask(try reader.optional("supported"))) : .unchanged
-            let autorotate: SettingUpdate<Bool> = reader.has("shouldAutorotate") ? .set(try reader.optional("shouldAutorotate")?.bool()) : .unchanged
-            let preferred: SettingUpdate<InterfaceOrientation> = reader.has("preferred")
+            let supported: SettingUpdate<InterfaceOrientationMask> =
+                reader.has("supported") ? .set(try optionalMask(try reader.optional("supported"))) : .unchanged
+            let autorotate: SettingUpdate<Bool> =
+                reader.has("shouldAutorotate") ? .set(try reader.optional("shouldAutorotate")?.bool()) : .unchanged
+            let preferred: SettingUpdate<InterfaceOrientation> =
+                reader.has("preferred")
                 ? .set(try reader.optional("preferred")?.enumeration(InterfaceOrientation.self)) : .unchanged
-            return .updateScene(id: try reader.required("id").string(), supported: supported, shouldAutorotate: autorotate, preferred: preferred)
+            return .updateScene(
+                id: try reader.required("id").string(), supported: supported, shouldAutorotate: autorotate,
+                preferred: preferred)
         case "setWindowMask": return .setWindowMask(try optionalMask(try reader.optional("mask")))
         case "beginDeviceNotifications": return .beginDeviceNotifications
         case "endDeviceNotifications": return .endDeviceNotifications
@@ -185,16 +198,20 @@ public struct ResolverVectorFile: Sendable {
         for (index, element) in try root.required("vectors").array().enumerated() {
             let idField = try element.optional("id")
             let label = (try? idField?.string()).map { "id \"\($0)\"" }
-            let vector = JSONReader(element.value, path: root.path.appending("vectors").appending(index: index, label: label))
+            let vector = JSONReader(
+                element.value, path: root.path.appending("vectors").appending(index: index, label: label))
             let id = try vector.required("id").string()
             let initial = try ResolverJSON.state(try vector.required("initial"))
             var steps: [Step] = []
             for step in try vector.required("steps").array() {
                 let expect = try step.required("expect")
-                guard case .object = expect.value else { throw expect.fail("expected an object, found \(expect.typeName)") }
+                guard case .object = expect.value else {
+                    throw expect.fail("expected an object, found \(expect.typeName)")
+                }
                 steps.append(Step(action: try ResolverJSON.action(try step.required("action")), expect: expect.value))
             }
-            vectors.append(Vector(id: id, title: try vector.optional("title")?.string(), initial: initial, steps: steps))
+            vectors.append(
+                Vector(id: id, title: try vector.optional("title")?.string(), initial: initial, steps: steps))
         }
         self.vectors = vectors
     }
@@ -209,7 +226,9 @@ public struct ResolverVectorFile: Sendable {
 
         /// `{"id", "step", "ok"[, "expected", "actual"]}`.
         public var json: JSONValue {
-            var members: [(key: String, value: JSONValue)] = [("id", .string(id)), ("step", .number(Double(step))), ("ok", .bool(ok))]
+            var members: [(key: String, value: JSONValue)] = [
+                ("id", .string(id)), ("step", .number(Double(step))), ("ok", .bool(ok)),
+            ]
             if let expected { members.append(("expected", expected)) }
             if let actual { members.append(("actual", actual)) }
             return .object(members)
@@ -235,8 +254,10 @@ public struct ResolverVectorFile: Sendable {
                     actualDiff.append(member)
                 }
                 let ok = expectedDiff.isEmpty
-                results.append(StepResult(id: vector.id, step: index, ok: ok,
-                                          expected: ok ? nil : .object(expectedDiff), actual: ok ? nil : .object(actualDiff)))
+                results.append(
+                    StepResult(
+                        id: vector.id, step: index, ok: ok,
+                        expected: ok ? nil : .object(expectedDiff), actual: ok ? nil : .object(actualDiff)))
             }
         }
         return results

@@ -35,7 +35,9 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     case session
 
     /// The topics a client can subscribe to, in the order replies list them.
-    public static let subscribable: [Topic] = [.device, .interface, .sensor, .lock, .hinge, .mode, .light, .proximity, .heading]
+    public static let subscribable: [Topic] = [
+        .device, .interface, .sensor, .lock, .hinge, .mode, .light, .proximity, .heading,
+    ]
 
     /// The topic of each sensor kind besides the accelerometer.
     public init(_ kind: SensorKind) {

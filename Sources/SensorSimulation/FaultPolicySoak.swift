@@ -28,7 +28,8 @@ public enum FaultPolicySoak {
         /// The first difference between the two lists of changes, for a failure message.
         public var firstDifference: String? {
             for (index, (without, with)) in zip(changesWithout, changesWith).enumerated() where without != with {
-                return "change \(index): without the policies \(without.to) at \(without.time) s, with them \(with.to) at \(with.time) s"
+                return
+                    "change \(index): without the policies \(without.to) at \(without.time) s, with them \(with.to) at \(with.time) s"
             }
             guard changesWith.count != changesWithout.count else { return nil }
             return "\(changesWithout.count) changes without the policies, \(changesWith.count) with them"
@@ -36,13 +37,16 @@ public enum FaultPolicySoak {
     }
 
     /// Plays `readings` (raw counts) of a part whose `scale` attribute reads `scaleText`.
-    public static func run<Readings: Sequence>(name: String, readings: Readings, scaleText: String, mountMatrix: MountMatrix = .identity,
-                                               configuration: DetectorConfiguration = DetectorConfiguration()) -> Outcome
+    public static func run<Readings: Sequence>(
+        name: String, readings: Readings, scaleText: String, mountMatrix: MountMatrix = .identity,
+        configuration: DetectorConfiguration = DetectorConfiguration()
+    ) -> Outcome
     where Readings.Element == SimulatedReading {
         var outcome = Outcome(name: name, simulatedSeconds: 0, readings: 0)
         let device = "soak:\(name)"
         guard let scale = AttributeNumber.positiveScale(scaleText) else {
-            outcome.faults.append(SensorFault(kind: .badScale, device: device, detail: "scale \"\(scaleText)\" is not a positive number"))
+            outcome.faults.append(
+                SensorFault(kind: .badScale, device: device, detail: "scale \"\(scaleText)\" is not a positive number"))
             return outcome
         }
         let scales = [scale, scale, scale]
@@ -56,7 +60,9 @@ public enum FaultPolicySoak {
             outcome.readings += 1
             outcome.simulatedSeconds = reading.time - (first ?? 0)
             let raw = reading.raw
-            if let change = without.process(time: reading.time, reading: scale * raw) { outcome.changesWithout.append(change) }
+            if let change = without.process(time: reading.time, reading: scale * raw) {
+                outcome.changesWithout.append(change)
+            }
             if let problem = textProblem(raw) {
                 outcome.faults.append(SensorFault(kind: .badValue, device: device, detail: problem))
                 continue
@@ -64,7 +70,9 @@ public enum FaultPolicySoak {
             checks.deliver(raw: raw, at: reading.time, scale: scales, offset: [0, 0, 0], faults: &tracker) { event in
                 switch event {
                 case .sample(let sample):
-                    if let change = with.process(time: sample.time, reading: sample.reading) { outcome.changesWith.append(change) }
+                    if let change = with.process(time: sample.time, reading: sample.reading) {
+                        outcome.changesWith.append(change)
+                    }
                 case .fault(let fault):
                     outcome.faults.append(fault)
                 default:
@@ -80,8 +88,11 @@ public enum FaultPolicySoak {
     private static func textProblem(_ raw: Vector3) -> String? {
         for value in [raw.x, raw.y, raw.z] {
             let text = "\(Int(value))\n"
-            let parsed = text.utf8.withContiguousStorageIfAvailable { AttributeNumber.parse(UnsafeRawBufferPointer($0)) } ?? nil
-            if parsed != value { return "raw \"\(text.dropLast())\" read back as \(parsed.map { "\($0)" } ?? "not a number")" }
+            let parsed =
+                text.utf8.withContiguousStorageIfAvailable { AttributeNumber.parse(UnsafeRawBufferPointer($0)) } ?? nil
+            if parsed != value {
+                return "raw \"\(text.dropLast())\" read back as \(parsed.map { "\($0)" } ?? "not a number")"
+            }
         }
         return nil
     }

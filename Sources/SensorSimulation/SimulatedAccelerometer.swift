@@ -28,7 +28,9 @@ public struct SimulatedAccelerometer: Sendable {
 
     private var reported = SIMD3<Double>(repeating: .nan)
 
-    public init(countStep: Double, range: Double, noise: Double, exactAxis: Int? = nil, changeSensitivity: Double? = nil) {
+    public init(
+        countStep: Double, range: Double, noise: Double, exactAxis: Int? = nil, changeSensitivity: Double? = nil
+    ) {
         self.countStep = countStep
         self.range = range
         self.noise = noise
@@ -39,7 +41,8 @@ public struct SimulatedAccelerometer: Sendable {
     /// A part of `bits` bits over ±`rangeInG` g (6 bits over ±1.5 g is the MMA7660's 21.3 counts per g).
     public static func quantised(bits: Int, rangeInG: Double, noiseInG: Double) -> SimulatedAccelerometer {
         let range = rangeInG * standardGravity
-        return SimulatedAccelerometer(countStep: 2 * range / Double(1 << bits), range: range, noise: noiseInG * standardGravity)
+        return SimulatedAccelerometer(
+            countStep: 2 * range / Double(1 << bits), range: range, noise: noiseInG * standardGravity)
     }
 
     /// The `scale` attribute as IIO prints it (IIO_VAL_INT_PLUS_NANO: nine decimals).
@@ -67,7 +70,9 @@ public struct SimulatedAccelerometer: Sendable {
             let counts = clipped / countStep
             if let changeSensitivity {
                 // Change-only reporting: the hub sends a new value only beyond its sensitivity.
-                if !(abs(counts - reported[axis]) <= changeSensitivity / countStep) { reported[axis] = counts.rounded() }
+                if !(abs(counts - reported[axis]) <= changeSensitivity / countStep) {
+                    reported[axis] = counts.rounded()
+                }
                 raw[axis] = reported[axis]
             } else {
                 raw[axis] = counts.rounded()
@@ -105,5 +110,7 @@ public struct SimulationRandom: Sendable {
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * unit())
     }
 
-    public mutating func pick<Element>(_ elements: [Element]) -> Element { elements[Int(next() % UInt64(elements.count))] }
+    public mutating func pick<Element>(_ elements: [Element]) -> Element {
+        elements[Int(next() % UInt64(elements.count))]
+    }
 }

@@ -24,8 +24,9 @@ public struct DevicePose: Sendable, Hashable {
         let a = angle * .pi / 180, t = tilt * .pi / 180
         let down = Vector3(-sin(a) * cos(t), -cos(a) * cos(t), -sin(t))
         let across = Vector3(cos(a), -sin(a), 0)
-        let along = Vector3(down.y * across.z - down.z * across.y, down.z * across.x - down.x * across.z,
-                            down.x * across.y - down.y * across.x)
+        let along = Vector3(
+            down.y * across.z - down.z * across.y, down.z * across.x - down.x * across.z,
+            down.x * across.y - down.y * across.x)
         return (down, across, along)
     }
 }
@@ -69,7 +70,8 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
 
         public var description: String {
             switch self {
-            case .turnsInPlane(let tilt): tilt == 0 ? "turns in the display plane, z = 0" : "turns in a kickstand (\(Int(tilt))°), z constant"
+            case .turnsInPlane(let tilt):
+                tilt == 0 ? "turns in the display plane, z = 0" : "turns in a kickstand (\(Int(tilt))°), z constant"
             case .changeOnly(let sensitivity): "HID change-only reporting, \(sensitivity) g"
             case .quantised(let bits): "\(bits)-bit part"
             case .still: "still for an hour"
@@ -80,8 +82,10 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
 
         /// The scenarios `make test`'s soak plays, each for at least ten minutes (the still one for an hour).
         public static let soak: [Scenario] = [
-            .turnsInPlane(tilt: 0), .turnsInPlane(tilt: 25), .changeOnly(sensitivity: 0.02), .changeOnly(sensitivity: 0.05),
-            .quantised(bits: 6), .quantised(bits: 8), .quantised(bits: 10), .quantised(bits: 12), .still, .walking, .vehicle,
+            .turnsInPlane(tilt: 0), .turnsInPlane(tilt: 25), .changeOnly(sensitivity: 0.02),
+            .changeOnly(sensitivity: 0.05),
+            .quantised(bits: 6), .quantised(bits: 8), .quantised(bits: 10), .quantised(bits: 12), .still, .walking,
+            .vehicle,
         ]
     }
 
@@ -117,8 +121,9 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
             part.exactAxis = 2
             pose = DevicePose(angle: 0, tilt: tilt)
         case .changeOnly(let sensitivity):
-            part = SimulatedAccelerometer(countStep: 0.001 * standardGravity, range: 4 * standardGravity, noise: 0.004 * standardGravity,
-                                          changeSensitivity: sensitivity * standardGravity)
+            part = SimulatedAccelerometer(
+                countStep: 0.001 * standardGravity, range: 4 * standardGravity, noise: 0.004 * standardGravity,
+                changeSensitivity: sensitivity * standardGravity)
             pose = DevicePose(angle: 0, tilt: 20)
         case .quantised(let bits):
             part = .quantised(bits: bits, rangeInG: bits == 6 ? 1.5 : 2, noiseInG: 0.004)
@@ -201,7 +206,8 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
             let turned = pose.angle + random.pick([90.0, -90])
             return DevicePose(angle: turned > 180 ? turned - 360 : turned <= -180 ? turned + 360 : turned, tilt: tilt)
         case .walking:
-            return DevicePose(angle: random.pick([0.0, 90, -90].filter { $0 != pose.angle }), tilt: random.uniform(15, 35))
+            return DevicePose(
+                angle: random.pick([0.0, 90, -90].filter { $0 != pose.angle }), tilt: random.uniform(15, 35))
         case .vehicle:
             return DevicePose(angle: pose.angle == 0 ? random.pick([90.0, -90]) : 0, tilt: 15)
         case .still:
@@ -231,15 +237,20 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
         case .walking:
             let step = 2 * Double.pi * 1.9 * time
             tremor = 0.8 * tremor + 0.2 * (0.05 * g) * Vector3(random.gaussian(), random.gaussian(), random.gaussian())
-            return (0.25 * g * sin(step)) * down + (0.08 * g * sin(step / 2)) * across + (0.05 * g * sin(step + 1)) * along + tremor
+            return (0.25 * g * sin(step)) * down + (0.08 * g * sin(step / 2)) * across + (0.05 * g * sin(step + 1))
+                * along + tremor
         case .vehicle:
             if time >= manoeuvre.until {
                 let kind = random.unit()
                 let length = random.uniform(2, 8)
-                manoeuvre = kind < 0.4 ? (0, 0, time + length)
-                    : kind < 0.6 ? (random.uniform(0.1, 0.3) * g, 0, time + length)
-                    : kind < 0.8 ? (-random.uniform(0.2, 0.5) * g, 0, time + Swift.min(length, 4))
-                    : (0, random.uniform(-0.4, 0.4) * g, time + length)
+                manoeuvre =
+                    kind < 0.4
+                    ? (0, 0, time + length)
+                    : kind < 0.6
+                        ? (random.uniform(0.1, 0.3) * g, 0, time + length)
+                        : kind < 0.8
+                            ? (-random.uniform(0.2, 0.5) * g, 0, time + Swift.min(length, 4))
+                            : (0, random.uniform(-0.4, 0.4) * g, time + length)
             }
             // Engine and road: 12 and 23 Hz at 0.1 g, plus broadband roughness.
             tremor = 0.5 * tremor + 0.5 * (0.08 * g) * Vector3(random.gaussian(), random.gaussian(), random.gaussian())

@@ -45,7 +45,9 @@ struct Orientctl: AsyncParsableCommand {
 }
 
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("orientd's socket (default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "orientd's socket (default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
     var socket: String?
 
     var path: String { socket ?? OrientationClient.defaultSocketPath(environment: ProcessInfo.processInfo.environment) }
@@ -69,7 +71,9 @@ func complain(_ message: String) {
 /// Turns a daemon rejection into the right exit status.
 func rejection(_ error: any Error) -> ExitCode {
     if case OrientationClientError.rejected(let protocolError) = error {
-        complain(protocolError.message.isEmpty ? protocolError.code.rawValue : "\(protocolError.code): \(protocolError.message)")
+        complain(
+            protocolError.message.isEmpty
+                ? protocolError.code.rawValue : "\(protocolError.code): \(protocolError.message)")
         return ExitCode(protocolError.code == .permissionDenied ? 77 : 76)
     }
     complain("\(error)")
@@ -77,23 +81,29 @@ func rejection(_ error: any Error) -> ExitCode {
 }
 
 func describe(_ state: DaemonState) -> String {
-    var lines = ["device: \(state.device)", "interface: \(state.interface)",
-                 "sensor: \(state.sensor.rawValue)\(state.sensorName.map { " (\($0))" } ?? "")"
-                     + (state.rate.map { ", read at \(($0 * 10).rounded() / 10) Hz" } ?? ""), "locked: \(state.locked ? "yes" : "no")"]
+    var lines = [
+        "device: \(state.device)", "interface: \(state.interface)",
+        "sensor: \(state.sensor.rawValue)\(state.sensorName.map { " (\($0))" } ?? "")"
+            + (state.rate.map { ", read at \(($0 * 10).rounded() / 10) Hz" } ?? ""),
+        "locked: \(state.locked ? "yes" : "no")",
+    ]
     // A convertible's fields only where there is a convertible's value.
     // Each fault that holds, since when and why (the sensor is `failed` while any does).
-    for fault in state.faults { lines.append("fault: \(fault.kind) since \(fault.since) (\(fault.device)): \(fault.detail)") }
+    for fault in state.faults {
+        lines.append("fault: \(fault.kind) since \(fault.since) (\(fault.device)): \(fault.detail)")
+    }
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
     if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }
     // The other kinds only where the device has them: the last level read while claimed.
     for kind in SensorKind.allCases {
         guard let sensor = state.kinds[kind] else { continue }
-        let value: String = switch sensor.reading {
-        case .light(let level, let unit)?: "\((level * 100).rounded() / 100) \(unit.rawValue)"
-        case .proximity(let near)?: near ? "near" : "far"
-        case .heading(let degrees)?: "\((degrees * 10).rounded() / 10)°"
-        case nil: "not read yet (read while claimed)"
-        }
+        let value: String =
+            switch sensor.reading {
+            case .light(let level, let unit)?: "\((level * 100).rounded() / 100) \(unit.rawValue)"
+            case .proximity(let near)?: near ? "near" : "far"
+            case .heading(let degrees)?: "\((degrees * 10).rounded() / 10)°"
+            case nil: "not read yet (read while claimed)"
+            }
         lines.append("\(kind.stateKey): \(value) (\(sensor.sensor))")
     }
     if let dbus = state.dbus { lines.append("dbus: \(dbus)") }
@@ -106,7 +116,9 @@ let monitorDefaultTopics = Topic.subscribable.filter { !$0.isPrivileged }.map(\.
 
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the current state (device and interface orientation, sensor, lock; light, proximity and heading where the device has them).")
+        abstract:
+            "Print the current state (device and interface orientation, sensor, lock; light, proximity and heading where the device has them)."
+    )
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the state as one JSON object.") var json = false
 
@@ -132,12 +144,16 @@ struct Monitor: AsyncParsableCommand {
             """)
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the daemon's events as JSON lines.") var json = false
-    @Option(help: ArgumentHelp("Topics to follow, comma-separated (default \(monitorDefaultTopics); also heading).", valueName: "topics"))
+    @Option(
+        help: ArgumentHelp(
+            "Topics to follow, comma-separated (default \(monitorDefaultTopics); also heading).", valueName: "topics"))
     var topics = monitorDefaultTopics
 
     func validate() throws {
-        for name in topics.split(separator: ",") where Topic(rawValue: String(name)).map(Topic.subscribable.contains) != true {
-            throw ValidationError("--topics: \"\(name)\" is not a topic (\(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
+        for name in topics.split(separator: ",")
+        where Topic(rawValue: String(name)).map(Topic.subscribable.contains) != true {
+            throw ValidationError(
+                "--topics: \"\(name)\" is not a topic (\(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
         }
     }
 
@@ -164,7 +180,9 @@ struct Monitor: AsyncParsableCommand {
                 print(event.message.serialized)
             } else {
                 guard let topic = event.topic else { continue }
-                let change = topic == .lock ? "locked=\(event.message["locked"] == .bool(true))" : "\(event.from ?? "?") -> \(event.to ?? "?")"
+                let change =
+                    topic == .lock
+                    ? "locked=\(event.message["locked"] == .bool(true))" : "\(event.from ?? "?") -> \(event.to ?? "?")"
                 print("\(event.seq) \(topic.rawValue) \(change)")
             }
             fflush(nil)
@@ -176,27 +194,39 @@ struct Monitor: AsyncParsableCommand {
 
 struct Wait: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in --mode.",
-        discussion: "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait --mode tablet` waits for a convertible folded into a tablet.")
+        abstract:
+            "Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in --mode.",
+        discussion:
+            "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait --mode tablet` waits for a convertible folded into a tablet."
+    )
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).",
-              completion: .list(DeviceOrientation.allCases.map(\.rawValue)))
+    @Argument(
+        help:
+            "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).",
+        completion: .list(DeviceOrientation.allCases.map(\.rawValue)))
     var orientation: String?
     @Flag(help: "Wait for the interface orientation instead of the device orientation.") var interface = false
-    @Option(help: ArgumentHelp("Wait for a convertible's mode instead: laptop or tablet.", valueName: "mode")) var mode: DeviceMode?
+    @Option(help: ArgumentHelp("Wait for a convertible's mode instead: laptop or tablet.", valueName: "mode")) var mode:
+        DeviceMode?
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds")) var timeout: Double?
 
     func validate() throws {
         if mode != nil {
-            guard orientation == nil, !interface else { throw ValidationError("--mode waits for the mode alone: give no ORIENTATION and no --interface") }
+            guard orientation == nil, !interface else {
+                throw ValidationError("--mode waits for the mode alone: give no ORIENTATION and no --interface")
+            }
             if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be ≥ 0") }
             return
         }
         guard let orientation else { throw ValidationError("give an ORIENTATION, or --mode laptop|tablet") }
         if interface {
-            guard InterfaceOrientation(rawValue: orientation) != nil else { throw ValidationError("\"\(orientation)\" is not an interface orientation") }
+            guard InterfaceOrientation(rawValue: orientation) != nil else {
+                throw ValidationError("\"\(orientation)\" is not an interface orientation")
+            }
         } else {
-            guard DeviceOrientation(rawValue: orientation) != nil else { throw ValidationError("\"\(orientation)\" is not a device orientation") }
+            guard DeviceOrientation(rawValue: orientation) != nil else {
+                throw ValidationError("\"\(orientation)\" is not a device orientation")
+            }
         }
         if let timeout, !(timeout >= 0) { throw ValidationError("--timeout must be ≥ 0") }
     }
@@ -220,7 +250,12 @@ struct Wait: AsyncParsableCommand {
             throw rejection(error)
         }
         if reached(state) { return }
-        let timer = timeout.map { seconds in Task { try? await Task.sleep(for: .seconds(seconds)); await client.close() } }
+        let timer = timeout.map { seconds in
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                await client.close()
+            }
+        }
         for await event in client.events where event.topic == topic && reached(event.state) {
             timer?.cancel()
             return
@@ -234,7 +269,8 @@ struct Wait: AsyncParsableCommand {
 }
 
 struct Lock: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Engage or release the rotation lock (root or the control group).")
+    static let configuration = CommandConfiguration(
+        abstract: "Engage or release the rotation lock (root or the control group).")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "on or off.") var setting: LockSetting
 
@@ -251,7 +287,8 @@ struct Lock: AsyncParsableCommand {
 
 struct Follow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn the screen and touch input with the interface (--rotate), or run a command on every change (--exec).",
+        abstract:
+            "Turn the screen and touch input with the interface (--rotate), or run a command on every change (--exec).",
         discussion: """
             --rotate BACKEND turns an output and maps touchscreens and pens onto it whenever the \
             interface orientation changes (so the rotation lock and the supported orientations apply): \
@@ -283,11 +320,17 @@ struct Follow: AsyncParsableCommand {
               orientctl follow --exec 'wlr-randr --output DSI-1 --transform {transform}'
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Option(help: ArgumentHelp("Turn the screen with this backend: auto, sway, hyprland, wlroots, x11.", valueName: "backend"))
+    @Option(
+        help: ArgumentHelp(
+            "Turn the screen with this backend: auto, sway, hyprland, wlroots, x11.", valueName: "backend"))
     var rotate: BackendChoice?
-    @Option(help: ArgumentHelp("The output to turn (default: the built-in panel, or the only output).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp("The output to turn (default: the built-in panel, or the only output).", valueName: "name"))
     var output: String?
-    @Option(help: ArgumentHelp("A touchscreen or pen to map onto the output (repeatable; default: those the compositor lists).", valueName: "device"))
+    @Option(
+        help: ArgumentHelp(
+            "A touchscreen or pen to map onto the output (repeatable; default: those the compositor lists).",
+            valueName: "device"))
     var touch: [String] = []
     @Flag(help: "Print the commands --rotate would run instead of running them.")
     var dryRun = false
@@ -295,11 +338,17 @@ struct Follow: AsyncParsableCommand {
     var exec: String?
 
     func validate() throws {
-        guard rotate != nil || exec != nil else { throw ValidationError("say what to do: --rotate BACKEND, --exec COMMAND, or both") }
-        if let exec {
-            guard let words = try? CommandTemplate(exec).words, !words.isEmpty else { throw ValidationError("--exec: the command is empty or has an unterminated quote") }
+        guard rotate != nil || exec != nil else {
+            throw ValidationError("say what to do: --rotate BACKEND, --exec COMMAND, or both")
         }
-        if rotate == nil, output != nil || !touch.isEmpty || dryRun { throw ValidationError("--output, --touch and --dry-run go with --rotate") }
+        if let exec {
+            guard let words = try? CommandTemplate(exec).words, !words.isEmpty else {
+                throw ValidationError("--exec: the command is empty or has an unterminated quote")
+            }
+        }
+        if rotate == nil, output != nil || !touch.isEmpty || dryRun {
+            throw ValidationError("--output, --touch and --dry-run go with --rotate")
+        }
     }
 
     func run() async throws {
@@ -316,7 +365,9 @@ struct Follow: AsyncParsableCommand {
             if rotator != nil {
                 let outcome = rotator!.apply(interface)
                 for failure in outcome.reports { complain(failure) }
-                if let turned = outcome.turned, let rotator { say("\(interface.rawValue): \(rotator.output) \(turned.wayland)") }
+                if let turned = outcome.turned, let rotator {
+                    say("\(interface.rawValue): \(rotator.output) \(turned.wayland)")
+                }
             }
             var values = values
             let transform = OutputTransform(interface: interface)
@@ -325,17 +376,27 @@ struct Follow: AsyncParsableCommand {
             template?.run(values: values)
         }
         if state.interface != .unknown {
-            act(state.interface, values: ["interface": state.interface.rawValue, "degrees": "\(state.interface.rotationDegrees ?? 0)",
-                                          "device": state.device.rawValue, "from": "", "delta": "0"])
+            act(
+                state.interface,
+                values: [
+                    "interface": state.interface.rawValue, "degrees": "\(state.interface.rotationDegrees ?? 0)",
+                    "device": state.device.rawValue, "from": "", "delta": "0",
+                ])
         }
         for await event in client.events {
             if event.isGoodbye { break }
             guard event.topic == .interface, let state = event.state else { continue }
-            func number(_ key: String) -> String { if case .number(let n)? = event.message[key] { String(Int(n)) } else { "" } }
+            func number(_ key: String) -> String {
+                if case .number(let n)? = event.message[key] { String(Int(n)) } else { "" }
+            }
             // The rotation takes what it understands; --exec gets the server's text as it came.
             let interface = event.to.flatMap(InterfaceOrientation.init(rawValue:)) ?? state.interface
-            act(interface, values: ["interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
-                                    "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees")])
+            act(
+                interface,
+                values: [
+                    "interface": event.to ?? state.interface.rawValue, "degrees": number("rotationDegrees"),
+                    "device": state.device.rawValue, "from": event.from ?? "", "delta": number("deltaDegrees"),
+                ])
         }
         complain("orientd closed the connection")
         throw ExitCode(69)
@@ -366,7 +427,8 @@ struct Follow: AsyncParsableCommand {
         }
         let run: ScreenRotator.Runner = dryRun ? printing : { ExternalCommand.run($0) }
         do {
-            return try ScreenRotator(backend: backend, output: output, touch: touch, run: run, note: { complain("\($0)") })
+            return try ScreenRotator(
+                backend: backend, output: output, touch: touch, run: run, note: { complain("\($0)") })
         } catch {
             complain("--rotate \(backend.rawValue): \(error)")
             throw ExitCode(69)
@@ -425,7 +487,9 @@ struct CommandTemplate {
             var rest = word[...]
             while let open = rest.firstIndex(of: "{") {
                 result += rest[..<open]
-                if let close = rest[open...].firstIndex(of: "}"), let value = values[String(rest[rest.index(after: open)..<close])] {
+                if let close = rest[open...].firstIndex(of: "}"),
+                    let value = values[String(rest[rest.index(after: open)..<close])]
+                {
                     result += value
                     rest = rest[rest.index(after: close)...]
                 } else {
@@ -441,7 +505,8 @@ struct CommandTemplate {
     static func quoted(_ arguments: [String]) -> String {
         arguments.map { argument in
             argument.isEmpty || argument.contains(where: { " \t'\"\\$`*?[]{}();&|<>#~".contains($0) })
-                ? "'" + argument.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" : argument
+                ? "'" + argument.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
+                    + "'" : argument
         }.joined(separator: " ")
     }
 

@@ -37,7 +37,8 @@ struct DetectorBenchmark {
                 case "--stalled": stalled = true
                 case "--churn":
                     guard let rate = options.popFirst().flatMap({ Int($0) }), rate > 0 else {
-                        throw UsageError(message: "--churn needs a rate in connections per second (a positive integer)\n\(usage)")
+                        throw UsageError(
+                            message: "--churn needs a rate in connections per second (a positive integer)\n\(usage)")
                     }
                     churnRate = rate
                 default: throw UsageError(message: "unknown argument \(option)\n\(usage)")
@@ -47,7 +48,9 @@ struct DetectorBenchmark {
             return
         }
         if arguments.first == "floor-server" {
-            guard arguments.count == 2, let socketPath = arguments.last else { throw UsageError(message: "usage: orientd-bench floor-server SOCKET") }
+            guard arguments.count == 2, let socketPath = arguments.last else {
+                throw UsageError(message: "usage: orientd-bench floor-server SOCKET")
+            }
             try FloorServer.run(socketPath: socketPath)
             return
         }
@@ -62,10 +65,14 @@ struct DetectorBenchmark {
             case "--samples": targetSamples = Int(try value(for: argument, from: &arguments)) ?? targetSamples
             case "--soak-hours":
                 let text = try value(for: argument, from: &arguments)
-                guard let hours = Double(text), hours > 0, hours.isFinite else { throw UsageError(message: "--soak-hours needs a positive number of hours, not \(text)") }
+                guard let hours = Double(text), hours > 0, hours.isFinite else {
+                    throw UsageError(message: "--soak-hours needs a positive number of hours, not \(text)")
+                }
                 soakHours = hours
             case "-h", "--help":
-                print("usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET")
+                print(
+                    "usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET"
+                )
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
             }
@@ -84,14 +91,19 @@ struct DetectorBenchmark {
 
         // 2. Throughput: every corpus sample in the display frame, replayed back to back until the
         // target count, one core.
-        let base = traces.flatMap { trace in trace.samples.map { AccelerationSample(time: $0.time, vector: trace.mountMatrix.apply($0.reading)) } }
+        let base = traces.flatMap { trace in
+            trace.samples.map { AccelerationSample(time: $0.time, vector: trace.mountMatrix.apply($0.reading)) }
+        }
         let runs = (0..<5).map { _ in measureThroughput(base: base, samples: targetSamples) }
         let rates = runs.map(\.samplesPerSecond).sorted()
         let median = rates[rates.count / 2]
         print("")
         print("Detector throughput: \(targetSamples) samples per run, 5 runs, one core")
-        print(String(format: "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d changes per run",
-                     median / 1e6, 1e9 / median, rates.last! / 1e6, rates.first! / 1e6, runs[0].changes))
+        print(
+            String(
+                format:
+                    "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d changes per run",
+                median / 1e6, 1e9 / median, rates.last! / 1e6, rates.first! / 1e6, runs[0].changes))
 
         // 3. The fault policies on working sensors, for many simulated hours.
         print("")
@@ -99,9 +111,10 @@ struct DetectorBenchmark {
         let soak = FaultPolicySoakBenchmark.run(hours: soakHours)
 
         if let markdown {
-            try updateMarkdown(path: markdown, rows: rows, corpus: corpus, traceCount: traces.count,
-                               samples: targetSamples, rates: rates, changes: runs[0].changes,
-                               soak: FaultPolicySoakBenchmark.markdown(rows: soak.rows, wallSeconds: soak.wallSeconds))
+            try updateMarkdown(
+                path: markdown, rows: rows, corpus: corpus, traceCount: traces.count,
+                samples: targetSamples, rates: rates, changes: runs[0].changes,
+                soak: FaultPolicySoakBenchmark.markdown(rows: soak.rows, wallSeconds: soak.wallSeconds))
             print("\nwrote the detector section of \(markdown)")
         }
     }
@@ -123,7 +136,9 @@ struct DetectorBenchmark {
         while fed < samples {
             let offset = pass * span
             for sample in base {
-                if detector.process(AccelerationSample(time: sample.time + offset, vector: sample.vector)) != nil { changes += 1 }
+                if detector.process(AccelerationSample(time: sample.time + offset, vector: sample.vector)) != nil {
+                    changes += 1
+                }
                 fed += 1
                 if fed == samples { break }
             }
@@ -134,8 +149,10 @@ struct DetectorBenchmark {
         return Throughput(samplesPerSecond: Double(samples) / seconds, changes: changes)
     }
 
-    static func updateMarkdown(path: String, rows: [ScoreRow], corpus: String, traceCount: Int, samples: Int, rates: [Double], changes: Int,
-                               soak: [String]) throws {
+    static func updateMarkdown(
+        path: String, rows: [ScoreRow], corpus: String, traceCount: Int, samples: Int, rates: [Double], changes: Int,
+        soak: [String]
+    ) throws {
         let begin = "<!-- detector-benchmark:begin -->"
         let end = "<!-- detector-benchmark:end -->"
         let median = rates[rates.count / 2]
@@ -145,26 +162,38 @@ struct DetectorBenchmark {
         section.append("")
         section.append("### Detection quality on the public corpus")
         section.append("")
-        section.append("\(traceCount) traces from `\(corpus)`, replayed through the daemon's pipeline (mount matrix + detector, default parameters) and scored with the metrics of `score.py` (latency in seconds from the start of each settled interval; error time as a share of settled time).")
+        section.append(
+            "\(traceCount) traces from `\(corpus)`, replayed through the daemon's pipeline (mount matrix + detector, default parameters) and scored with the metrics of `score.py` (latency in seconds from the start of each settled interval; error time as a share of settled time)."
+        )
         section.append("")
-        section.append("| scenario | transitions | missed | latency median | latency p95 | startup | false changes | error time |")
+        section.append(
+            "| scenario | transitions | missed | latency median | latency p95 | startup | false changes | error time |")
         section.append("|---|---:|---:|---:|---:|---:|---:|---:|")
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f s", $0) } ?? "–" }
         for row in rows {
             let name = row.scenario == "OVERALL" ? "**overall**" : "`\(row.scenario)`"
-            section.append("| \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \(String(format: "%.2f %%", row.errorPercent)) |")
+            section.append(
+                "| \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \(String(format: "%.2f %%", row.errorPercent)) |"
+            )
         }
         section.append("")
         let p95 = overall.latencyP95 ?? .infinity
-        section.append("Targets (issue 2): 0 missed — \(overall.missed == 0 ? "met" : "**missed**"); 0 false changes — \(overall.falseChanges == 0 ? "met" : "**missed**"); p95 latency ≤ 0.35 s — \(p95 <= 0.35 ? "met" : "**missed**") (\(seconds(overall.latencyP95))); error time ≤ 2.0 % — \(overall.errorPercent <= 2 ? "met" : "**missed**") (\(String(format: "%.2f %%", overall.errorPercent))).")
+        section.append(
+            "Targets (issue 2): 0 missed — \(overall.missed == 0 ? "met" : "**missed**"); 0 false changes — \(overall.falseChanges == 0 ? "met" : "**missed**"); p95 latency ≤ 0.35 s — \(p95 <= 0.35 ? "met" : "**missed**") (\(seconds(overall.latencyP95))); error time ≤ 2.0 % — \(overall.errorPercent <= 2 ? "met" : "**missed**") (\(String(format: "%.2f %%", overall.errorPercent)))."
+        )
         section.append("")
         section.append("### Detector throughput")
         section.append("")
-        section.append("Release build, one core: every corpus sample back to back, repeated to \(samples) samples per run, 5 runs.")
+        section.append(
+            "Release build, one core: every corpus sample back to back, repeated to \(samples) samples per run, 5 runs."
+        )
         section.append("")
         section.append("| median | best | worst | per sample (median) |")
         section.append("|---:|---:|---:|---:|")
-        section.append(String(format: "| %.2f M samples/s | %.2f M samples/s | %.2f M samples/s | %.0f ns |", median / 1e6, rates.last! / 1e6, rates.first! / 1e6, 1e9 / median))
+        section.append(
+            String(
+                format: "| %.2f M samples/s | %.2f M samples/s | %.2f M samples/s | %.0f ns |", median / 1e6,
+                rates.last! / 1e6, rates.first! / 1e6, 1e9 / median))
         section.append("")
         section.append("Target: ≥ 1,000,000 samples/s (≤ 1 µs per sample) — \(median >= 1e6 ? "met" : "**missed**").")
         section.append("")
@@ -174,7 +203,9 @@ struct DetectorBenchmark {
         let replacement = section.joined(separator: "\n")
 
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n\n\(begin)\n\(end)\n"
-        guard let beginRange = existing.range(of: begin), let endRange = existing.range(of: end), beginRange.upperBound <= endRange.lowerBound else {
+        guard let beginRange = existing.range(of: begin), let endRange = existing.range(of: end),
+            beginRange.upperBound <= endRange.lowerBound
+        else {
             throw UsageError(message: "\(path) lacks the markers \(begin) … \(end)")
         }
         let updated = existing.replacingCharacters(in: beginRange.lowerBound..<endRange.upperBound, with: replacement)
@@ -190,7 +221,8 @@ struct DetectorBenchmark {
     /// CPU model, core count and kernel, read from the machine itself.
     static func machineDescription() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
         var name = utsname()
         uname(&name)

@@ -35,8 +35,10 @@ enum FanOutClient {
     static let subscribeToDevice = subscribeRequest([.device])
 
     static func subscribeRequest(_ topics: [Topic]) -> String {
-        JSONValue.object([("id", .number(1)), ("op", .string(Operation.subscribe.rawValue)),
-                          ("topics", .array(topics.map { .string($0.rawValue) }))]).serialized + "\n"
+        JSONValue.object([
+            ("id", .number(1)), ("op", .string(Operation.subscribe.rawValue)),
+            ("topics", .array(topics.map { .string($0.rawValue) })),
+        ]).serialized + "\n"
     }
 
     static func run(socketPath: String, count: Int, stalled: Bool, churnRate: Int?) throws {
@@ -58,7 +60,9 @@ enum FanOutClient {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
             event.data.u64 = UInt64(index)
-            guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else { throw Failure(description: "epoll_ctl: \(String(cString: strerror(errno)))") }
+            guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else {
+                throw Failure(description: "epoll_ctl: \(String(cString: strerror(errno)))")
+            }
         }
         let churn = churnRate.map { Churn(socketPath: socketPath, rate: $0) }
         print("ready")
@@ -88,7 +92,9 @@ enum FanOutClient {
                     }
                 }
             }
-            guard remaining == 0 else { throw Failure(description: "\(remaining) clients missed the change to \(pose)") }
+            guard remaining == 0 else {
+                throw Failure(description: "\(remaining) clients missed the change to \(pose)")
+            }
             var pending = [[UInt8]](repeating: [], count: count)
             var latencies = [Double?](repeating: nil, count: count)
             for (index, time, bytes) in received {
@@ -97,7 +103,9 @@ enum FanOutClient {
                     let line = Array(pending[index][..<newline])
                     pending[index].removeSubrange(...newline)
                     let message = try JSONValue.parse(line)
-                    if message["topic"] == .string(Topic.device.rawValue), message["to"] == .string(pose), case .number(let sent)? = message["time"] {
+                    if message["topic"] == .string(Topic.device.rawValue), message["to"] == .string(pose),
+                        case .number(let sent)? = message["time"]
+                    {
                         latencies[index] = time - sent
                     }
                 }
@@ -130,7 +138,9 @@ enum FanOutClient {
         private var thread: WorkerThread?
 
         init(socketPath: String, rate: Int) {
-            thread = WorkerThread(name: "churn") { [state] in Self.loop(socketPath: socketPath, rate: rate, state: state) }
+            thread = WorkerThread(name: "churn") { [state] in
+                Self.loop(socketPath: socketPath, rate: rate, state: state)
+            }
         }
 
         private static func loop(socketPath: String, rate: Int, state: State) {
@@ -178,7 +188,9 @@ enum FanOutClient {
         guard socket >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var address = try address(path)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard result == 0 else { throw Failure(description: "connect \(path): \(String(cString: strerror(errno)))") }
         return socket
@@ -204,7 +216,9 @@ enum FanOutClient {
         var lines = 0
         var byte: UInt8 = 0
         while lines < count {
-            guard recv(socket, &byte, 1, 0) == 1 else { throw Failure(description: "the daemon closed a connection before its reply") }
+            guard recv(socket, &byte, 1, 0) == 1 else {
+                throw Failure(description: "the daemon closed a connection before its reply")
+            }
             if byte == UInt8(ascii: "\n") { lines += 1 }
         }
     }

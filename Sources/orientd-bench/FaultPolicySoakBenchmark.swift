@@ -28,7 +28,8 @@ enum FaultPolicySoakBenchmark {
             var seed: UInt64 = 100
             while row.seconds < target {
                 let session = WorkingSensorSession(scenario, seed: seed)
-                let outcome = FaultPolicySoak.run(name: scenario.description, readings: session, scaleText: session.part.scaleText)
+                let outcome = FaultPolicySoak.run(
+                    name: scenario.description, readings: session, scaleText: session.part.scaleText)
                 row.sessions += 1
                 row.seconds += session.duration
                 row.readings += outcome.readings
@@ -37,8 +38,11 @@ enum FaultPolicySoakBenchmark {
                 if outcome.changesWith != outcome.changesWithout { row.differing += 1 }
                 seed += 1
             }
-            print(String(format: "  %@: %d sessions, %.1f simulated h, %d changes, %d faults, %d sessions whose changes differ",
-                         row.scenario, row.sessions, row.seconds / 3600, row.changes, row.faults, row.differing))
+            print(
+                String(
+                    format:
+                        "  %@: %d sessions, %.1f simulated h, %d changes, %d faults, %d sessions whose changes differ",
+                    row.scenario, row.sessions, row.seconds / 3600, row.changes, row.faults, row.differing))
             rows.append(row)
         }
         let elapsed = clock.now - start
@@ -63,12 +67,17 @@ enum FaultPolicySoakBenchmark {
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows {
-            lines.append(String(format: "| %@ | %d | %.1f | %d | %d | %d | %d |", row.scenario, row.sessions, row.seconds / 3600,
-                                row.readings, row.changes, row.faults, row.differing))
+            lines.append(
+                String(
+                    format: "| %@ | %d | %.1f | %d | %d | %d | %d |", row.scenario, row.sessions, row.seconds / 3600,
+                    row.readings, row.changes, row.faults, row.differing))
         }
         lines.append("")
-        lines.append(String(format: "Result: %.1f simulated hours without a fault", hours) + (faults == 0 ? "" : " — **\(faults) faults declared**")
-            + (differing == 0 ? "; the policies changed no orientation change." : "; **\(differing) sessions' changes differ**."))
+        lines.append(
+            String(format: "Result: %.1f simulated hours without a fault", hours)
+                + (faults == 0 ? "" : " — **\(faults) faults declared**")
+                + (differing == 0
+                    ? "; the policies changed no orientation change." : "; **\(differing) sessions' changes differ**."))
         return lines
     }
 }

@@ -20,7 +20,9 @@ enum FloorServer {
         signal(SIGPIPE, SIG_IGN)
         let listener = try listen(at: socketPath)
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw FanOutClient.Failure(description: "epoll_create1: \(String(cString: strerror(errno)))") }
+        guard epoll >= 0 else {
+            throw FanOutClient.Failure(description: "epoll_create1: \(String(cString: strerror(errno)))")
+        }
         for descriptor in [listener, STDIN_FILENO] { try watch(descriptor, in: epoll) }
         print("ready")
         fflush(nil)
@@ -35,7 +37,9 @@ enum FloorServer {
         while true {
             let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw FanOutClient.Failure(description: "epoll_wait: \(String(cString: strerror(errno)))") }
+            guard ready >= 0 else {
+                throw FanOutClient.Failure(description: "epoll_wait: \(String(cString: strerror(errno)))")
+            }
             for event in events[0..<Int(ready)] {
                 let descriptor = event.data.fd
                 if descriptor == listener {
@@ -54,12 +58,17 @@ enum FloorServer {
                         let pose = String(decoding: input[..<newline], as: UTF8.self)
                         input.removeSubrange(...newline)
                         guard let device = DeviceOrientation(rawValue: pose) else {
-                            throw FanOutClient.Failure(description: "standard input: \"\(pose)\" is not a device orientation")
+                            throw FanOutClient.Failure(
+                                description: "standard input: \"\(pose)\" is not a device orientation")
                         }
                         seq += 1
-                        let state = DaemonState(device: device, interface: .portrait, sensor: .active, sensorName: "stdin")
-                        let event = line(for: ServerMessage.event(Event(seq: seq, time: MonotonicClock.now(), state: state,
-                                                                        payload: .device(from: .unknown, to: device))))
+                        let state = DaemonState(
+                            device: device, interface: .portrait, sensor: .active, sensorName: "stdin")
+                        let event = line(
+                            for: ServerMessage.event(
+                                Event(
+                                    seq: seq, time: MonotonicClock.now(), state: state,
+                                    payload: .device(from: .unknown, to: device))))
                         for subscriber in subscribers.descriptors { write(event, to: subscriber) }
                     }
                 } else if got > 0 {
@@ -118,10 +127,14 @@ enum FloorServer {
     static func listen(at path: String) throws -> Int32 {
         unlink(path)
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw FanOutClient.Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        guard socket >= 0 else {
+            throw FanOutClient.Failure(description: "socket: \(String(cString: strerror(errno)))")
+        }
         var address = try FanOutClient.address(path)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, Glibc.listen(socket, 4096) == 0 else {
             throw FanOutClient.Failure(description: "listen on \(path): \(String(cString: strerror(errno)))")

@@ -19,7 +19,9 @@ enum RequestFuzzer {
         // Split the input at a byte chosen by its length, so the decoder also sees partial reads.
         let split = input.isEmpty ? 0 : input.count / 2
         for part in [input[..<split], input[split...]] where !part.isEmpty {
-            guard (try? channel.writeInbound(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: part)))) != nil else { return }
+            guard (try? channel.writeInbound(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: part)))) != nil else {
+                return
+            }
             while let line = try? channel.readInbound(as: ByteBuffer.self) {
                 guard case .success(let request) = Request.parse(line) else { continue }
                 exercise(request)
@@ -50,10 +52,11 @@ struct FuzzDriver {
     static func main() {
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            RequestFuzzer.run(UnsafeRawBufferPointer(start: data, count: Int(size)))
-            return 0
-        })
+        exit(
+            LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                RequestFuzzer.run(UnsafeRawBufferPointer(start: data, count: Int(size)))
+                return 0
+            })
     }
 }
 #else
@@ -70,7 +73,9 @@ struct ReplayInputs {
             }
             if let directory = opendir(argument) {
                 while let entry = readdir(directory) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
                     if !name.hasPrefix(".") { files.append(argument + "/" + name) }
                 }
                 closedir(directory)

@@ -66,7 +66,9 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Flag(help: "Install the hwdb entry, update the hwdb and re-read the device.")
     var write = false
 
-    @Option(help: ArgumentHelp("Write the hwdb under this root instead of / (no udevadm trigger then).", valueName: "directory"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the hwdb under this root instead of / (no udevadm trigger then).", valueName: "directory"))
     var root = "/"
 
     @Option(help: ArgumentHelp("Give up on a pose after this many seconds.", valueName: "seconds"))
@@ -106,7 +108,10 @@ struct CalibrateCommand: AsyncParsableCommand {
             switch event {
             case .available(let description):
                 if let sensor, sensor.identifier != description.identifier {
-                    outcome = .failure(.init("the sensor changed from \(sensor.identifier) to \(description.identifier) mid-way; start again"))
+                    outcome = .failure(
+                        .init(
+                            "the sensor changed from \(sensor.identifier) to \(description.identifier) mid-way; start again"
+                        ))
                     break events
                 }
                 guard sensor == nil else { continue }
@@ -114,7 +119,10 @@ struct CalibrateCommand: AsyncParsableCommand {
                 output.sensor(description)
                 output.show(capture.start(at: MonotonicClock.now()))
             case .unavailable(let reason):
-                outcome = .failure(.init(sensor.map { "the sensor \($0.identifier) went away: \(reason)" } ?? "no sensor: \(reason)", exitCode: sensor == nil ? 69 : 1))
+                outcome = .failure(
+                    .init(
+                        sensor.map { "the sensor \($0.identifier) went away: \(reason)" } ?? "no sensor: \(reason)",
+                        exitCode: sensor == nil ? 69 : 1))
                 break events
             case .sample(let sample):
                 for step in capture.observe(time: sample.time, reading: sample.reading) {
@@ -130,7 +138,8 @@ struct CalibrateCommand: AsyncParsableCommand {
             case .recovered(let kind, let device):
                 if faultLog.logRecovery(kind) { output.note("\(device): \(kind.rawValue) recovered") }
             case .ended:
-                outcome = .failure(.init("the readings ended while waiting for \(capture.currentPose?.rawValue ?? "a pose")"))
+                outcome = .failure(
+                    .init("the readings ended while waiting for \(capture.currentPose?.rawValue ?? "a pose")"))
                 break events
             }
         }
@@ -150,13 +159,18 @@ struct CalibrateCommand: AsyncParsableCommand {
             output.fail("the captured poses do not fix the three axes; start again")
             throw ExitCode(1)
         }
-        try await finish(fit: fit, captures: captures, sensor: sensor, specification: sensorConfiguration.specification, output: output)
+        try await finish(
+            fit: fit, captures: captures, sensor: sensor, specification: sensorConfiguration.specification,
+            output: output)
     }
 
-    private func finish(fit: MountFit, captures: [PoseCapture.Capture], sensor: SensorDescription,
-                        specification: SensorSpecification, output: CalibrationOutput) async throws {
+    private func finish(
+        fit: MountFit, captures: [PoseCapture.Capture], sensor: SensorDescription,
+        specification: SensorSpecification, output: CalibrationOutput
+    ) async throws {
         let inUseWorst = MountFit.errors(of: sensor.mountMatrix, captures).max() ?? 180
-        let alreadyRight = sensor.mountMatrix == fit.matrix || (fit.isSignedPermutation && inUseWorst <= MountFit.permutationTolerance)
+        let alreadyRight =
+            sensor.mountMatrix == fit.matrix || (fit.isSignedPermutation && inUseWorst <= MountFit.permutationTolerance)
         // The hwdb names local devices only: a trace or a remote iiod has no udev identity here.
         var identity: SensorHwdbEntry.Identity?
         var identityProblem: String?
@@ -170,12 +184,15 @@ struct CalibrateCommand: AsyncParsableCommand {
             identityProblem = "\(sensor.identifier) is not a local IIO device, so it has no udev identity for the hwdb"
         }
         let entry = identity.map { identity in
-            SensorHwdbEntry(identity: identity, matrix: fit.matrix, comment: [
-                "\(sensor.name) (\(sensor.identifier)): orientd calibrate, every pose within "
-                    + "\(PoseCapture.degrees(fit.worstError)) of the matrix",
-            ])
+            SensorHwdbEntry(
+                identity: identity, matrix: fit.matrix,
+                comment: [
+                    "\(sensor.name) (\(sensor.identifier)): orientd calibrate, every pose within "
+                        + "\(PoseCapture.degrees(fit.worstError)) of the matrix"
+                ])
         }
-        output.result(fit: fit, sensor: sensor, alreadyRight: alreadyRight, entry: entry, identityProblem: identityProblem)
+        output.result(
+            fit: fit, sensor: sensor, alreadyRight: alreadyRight, entry: entry, identityProblem: identityProblem)
         guard write else { return }
         if alreadyRight {
             output.note("the matrix in use is right: nothing written")
@@ -197,7 +214,9 @@ struct CalibrateCommand: AsyncParsableCommand {
                     output.note("udevadm trigger --action=change \(path): udev re-read the device")
                     await reportDaemon(sensor: sensor, output: output)
                 } else {
-                    output.note("warning: udevadm trigger failed (\(trigger.summary)): the entry applies from the next boot, or run: udevadm trigger -v -p DEVNAME=\(sensor.deviceNode ?? path)")
+                    output.note(
+                        "warning: udevadm trigger failed (\(trigger.summary)): the entry applies from the next boot, or run: udevadm trigger -v -p DEVNAME=\(sensor.deviceNode ?? path)"
+                    )
                 }
             } else {
                 output.note("--root \(root): udevadm trigger left out (not the running system)")
@@ -222,7 +241,9 @@ struct CalibrateCommand: AsyncParsableCommand {
         if let name = state?.sensorName, name != sensor.identifier {
             output.note("orientd on \(socket) reads \(name), not \(sensor.identifier): its matrix is unchanged")
         } else {
-            output.note("orientd on \(socket) re-reads \(sensor.identifier) on udev's change event and uses the new matrix now (its log says \"mount matrix changed\")")
+            output.note(
+                "orientd on \(socket) re-reads \(sensor.identifier) on udev's change event and uses the new matrix now (its log says \"mount matrix changed\")"
+            )
         }
     }
 
@@ -265,7 +286,8 @@ struct HwdbInstaller {
         guard update.status == 0 else {
             // Nothing half-done: the old file back (or none), so the hwdb stays what it compiled from.
             if let previous { try? Self.replace(path, with: previous) } else { unlink(path) }
-            throw CalibrationFailure("systemd-hwdb update failed (\(update.summary)); \(path) is as it was", exitCode: 73)
+            throw CalibrationFailure(
+                "systemd-hwdb update failed (\(update.summary)); \(path) is as it was", exitCode: 73)
         }
         return path
     }
@@ -288,7 +310,9 @@ struct HwdbInstaller {
     private static func replace(_ path: String, with text: String) throws(CalibrationFailure) {
         let temporary = path + ".orientd-new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CalibrationFailure("cannot write \(temporary): \(String(cString: strerror(errno)))", exitCode: 73) }
+        guard fd >= 0 else {
+            throw CalibrationFailure("cannot write \(temporary): \(String(cString: strerror(errno)))", exitCode: 73)
+        }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0
@@ -326,10 +350,16 @@ final class CalibrationOutput {
 
     func sensor(_ description: SensorDescription) {
         if json {
-            line(.object([("sensor", .string(description.identifier)), ("name", .string(description.name)),
-                          ("inUse", .string(description.mountMatrix.text)), ("origin", .string(description.mountMatrixOrigin.rawValue))]))
+            line(
+                .object([
+                    ("sensor", .string(description.identifier)), ("name", .string(description.name)),
+                    ("inUse", .string(description.mountMatrix.text)),
+                    ("origin", .string(description.mountMatrixOrigin.rawValue)),
+                ]))
         } else {
-            say("Sensor: \(description.identifier) (\(description.name))\(description.sysfsPath.map { ", \($0)" } ?? "")")
+            say(
+                "Sensor: \(description.identifier) (\(description.name))\(description.sysfsPath.map { ", \($0)" } ?? "")"
+            )
             say("Mount matrix in use: \(description.mountMatrix.text) (from \(description.mountMatrixOrigin.rawValue))")
         }
     }
@@ -349,20 +379,28 @@ final class CalibrationOutput {
                 let filled = moved ? Int((fraction * 20).rounded(.down)) : -1
                 guard filled != lastBar else { continue }
                 lastBar = filled
-                let bar = String(repeating: "#", count: max(filled, 0)) + String(repeating: ".", count: 20 - max(filled, 0))
+                let bar =
+                    String(repeating: "#", count: max(filled, 0)) + String(repeating: ".", count: 20 - max(filled, 0))
                 let words = filled < 0 ? "turn the device to the pose" : filled == 0 ? "moving or shaking" : "hold it…"
                 emit("\r  still [\(bar)] \(words)         ")
                 barShown = true
             case .captured(let pose, let reading):
                 if json {
-                    line(.object([("step", .string(pose.rawValue)), ("state", .string("captured")),
-                                  ("vector", .array([reading.x, reading.y, reading.z].map { .number(Self.round($0)) }))]))
+                    line(
+                        .object([
+                            ("step", .string(pose.rawValue)), ("state", .string("captured")),
+                            ("vector", .array([reading.x, reading.y, reading.z].map { .number(Self.round($0)) })),
+                        ]))
                 } else {
                     say("  captured \(pose.rawValue): raw (\(Self.text(reading)))")
                 }
             case .rejected(let pose, let reason):
                 if json {
-                    line(.object([("step", .string(pose.rawValue)), ("state", .string("rejected")), ("reason", .string(reason))]))
+                    line(
+                        .object([
+                            ("step", .string(pose.rawValue)), ("state", .string("rejected")),
+                            ("reason", .string(reason)),
+                        ]))
                 } else {
                     say("  not taken: \(reason)")
                 }
@@ -372,13 +410,24 @@ final class CalibrationOutput {
         }
     }
 
-    func result(fit: MountFit, sensor: SensorDescription, alreadyRight: Bool, entry: SensorHwdbEntry?, identityProblem: String?) {
+    func result(
+        fit: MountFit, sensor: SensorDescription, alreadyRight: Bool, entry: SensorHwdbEntry?, identityProblem: String?
+    ) {
         if json {
             var members: [(key: String, value: JSONValue)] = [
                 ("matrix", .string(fit.matrix.text)),
                 ("hwdb", entry.map { .string($0.text) } ?? .null),
                 ("signedPermutation", .bool(fit.isSignedPermutation)),
-                ("checks", .array(fit.checks.map { .object([("pose", .string($0.pose.rawValue)), ("error", .number(Self.round($0.error, places: 1)))]) })),
+                (
+                    "checks",
+                    .array(
+                        fit.checks.map {
+                            .object([
+                                ("pose", .string($0.pose.rawValue)),
+                                ("error", .number(Self.round($0.error, places: 1))),
+                            ])
+                        })
+                ),
                 ("inUse", .string(sensor.mountMatrix.text)),
                 ("alreadyRight", .bool(alreadyRight)),
             ]
@@ -388,20 +437,30 @@ final class CalibrationOutput {
         }
         say("\nMount matrix: \(fit.matrix.text)")
         if !fit.isSignedPermutation {
-            say("warning: the captures are not within \(Int(MountFit.permutationTolerance))° of an axis permutation (worst \(PoseCapture.degrees(fit.worstError))): this is the best rotation; held at an angle, or a sensor mounted askew?")
+            say(
+                "warning: the captures are not within \(Int(MountFit.permutationTolerance))° of an axis permutation (worst \(PoseCapture.degrees(fit.worstError))): this is the best rotation; held at an angle, or a sensor mounted askew?"
+            )
         }
         for check in fit.checks {
-            say("  \(check.pose.rawValue): reads (\(Self.text(check.display))) with it, \(PoseCapture.degrees(check.error)) from the pose")
+            say(
+                "  \(check.pose.rawValue): reads (\(Self.text(check.display))) with it, \(PoseCapture.degrees(check.error)) from the pose"
+            )
         }
         if alreadyRight {
-            say("The matrix in use (\(sensor.mountMatrix.text), from \(sensor.mountMatrixOrigin.rawValue)) is already right: nothing to change.")
+            say(
+                "The matrix in use (\(sensor.mountMatrix.text), from \(sensor.mountMatrixOrigin.rawValue)) is already right: nothing to change."
+            )
             return
         }
-        say("The matrix in use is \(sensor.mountMatrix.text) (from \(sensor.mountMatrixOrigin.rawValue)); this one replaces it.")
+        say(
+            "The matrix in use is \(sensor.mountMatrix.text) (from \(sensor.mountMatrixOrigin.rawValue)); this one replaces it."
+        )
         if let entry {
             say("\nhwdb entry (systemd's 60-sensor.hwdb format):\n\n\(entry.text)")
         } else if let identityProblem {
-            say("\nNo hwdb entry: \(identityProblem). Give the matrix with --mount-matrix or [sensor] mount-matrix instead.")
+            say(
+                "\nNo hwdb entry: \(identityProblem). Give the matrix with --mount-matrix or [sensor] mount-matrix instead."
+            )
         }
     }
 
@@ -437,8 +496,10 @@ final class CalibrationOutput {
         switch pose {
         case .portrait: "Hold the device upright in portrait, top edge up, as you would read it. Keep it still."
         case .portraitUpsideDown: "Hold the device upside down, top edge down. Keep it still."
-        case .landscapeLeft: "Turn it onto its side: landscape, left edge down (the top edge to the left). Keep it still."
-        case .landscapeRight: "Turn it onto its side: landscape, right edge down (the top edge to the right). Keep it still."
+        case .landscapeLeft:
+            "Turn it onto its side: landscape, left edge down (the top edge to the left). Keep it still."
+        case .landscapeRight:
+            "Turn it onto its side: landscape, right edge down (the top edge to the right). Keep it still."
         case .faceUp: "Lay it flat, screen up (on a table). Keep it still."
         case .faceDown: "Lay it flat, screen down. Keep it still."
         case .unknown: "Hold the device still."

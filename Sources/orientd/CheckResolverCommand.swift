@@ -65,5 +65,3 @@ struct CheckResolverCommand: ParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 }
-
-

@@ -13,14 +13,17 @@ struct DetectorOptions: ParsableArguments {
     var overrides: [String] = []
 
     /// `base` (the defaults, or the configuration file's values) with every override applied, validated.
-    func configuration(base: DetectorConfiguration = DetectorConfiguration()) throws(ValidationError) -> DetectorConfiguration {
+    func configuration(
+        base: DetectorConfiguration = DetectorConfiguration()
+    ) throws(ValidationError) -> DetectorConfiguration {
         var configuration = base
         for override in overrides {
             guard let equals = override.firstIndex(of: "=") else {
                 throw ValidationError("--detector \"\(override)\": expected name=value")
             }
             do {
-                try configuration.set(String(override[..<equals]), to: String(override[override.index(after: equals)...]))
+                try configuration.set(
+                    String(override[..<equals]), to: String(override[override.index(after: equals)...]))
             } catch {
                 throw ValidationError(error.description)
             }

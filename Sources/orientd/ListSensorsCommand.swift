@@ -14,7 +14,8 @@ import SensorIO
 struct ListSensorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list-sensors",
-        abstract: "List the sensors orientd can see (accelerometers, ambient light, proximity, compass) and which it would use.",
+        abstract:
+            "List the sensors orientd can see (accelerometers, ambient light, proximity, compass) and which it would use.",
         discussion: """
             Local accelerometers are found through udev (IIO devices with x, y and z acceleration \
             channels); with --sensor ip:HOST the ones iiod serves on HOST are listed instead. For each: \
@@ -43,8 +44,10 @@ struct ListSensorsCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("The running daemon's socket, asked for the faults of the sensor it uses "
-                               + "(default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The running daemon's socket, asked for the faults of the sensor it uses "
+                + "(default $ORIENTD_SOCKET or /run/orientd/orientd.sock).", valueName: "path"))
     var socket: String?
 
     func run() async throws {
@@ -58,7 +61,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
             do {
                 udev = try Udev()
                 let candidates = try AccelerometerDiscovery.localCandidates(udev: udev)
-                found = candidates.map { ($0, AccelerometerDiscovery.describe($0, udev: udev, configuration: configuration)) }
+                found = candidates.map {
+                    ($0, AccelerometerDiscovery.describe($0, udev: udev, configuration: configuration))
+                }
                 kinds = KindDiscovery.listing(udev: udev)
             } catch {
                 printError("orientd list-sensors: \(error)")
@@ -67,7 +72,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
             selection = AccelerometerSelection.choose(from: found.compactMap(\.0), for: configuration.specification)
         case .network(let host):
             do {
-                found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration).map { ($0.0, $0.1) }
+                found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration).map {
+                    ($0.0, $0.1)
+                }
             } catch {
                 printError("orientd list-sensors: cannot reach iiod on \(host): \(error.errnoDescription)")
                 throw ExitCode(69)
@@ -91,10 +98,15 @@ struct ListSensorsCommand: AsyncParsableCommand {
         let socketPath = socket ?? OrientationClient.defaultSocketPath(environment: ProcessInfo.processInfo.environment)
         let daemon = await Self.askDaemon(socket: socketPath)
         if json {
-            print(try jsonText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, kinds: kinds,
-                               daemon: daemon, socket: socketPath))
+            print(
+                try jsonText(
+                    found: found, chosen: chosenID, selection: selection, specification: configuration.specification,
+                    kinds: kinds,
+                    daemon: daemon, socket: socketPath))
         } else {
-            printText(found: found, chosen: chosenID, selection: selection, specification: configuration.specification, daemon: daemon)
+            printText(
+                found: found, chosen: chosenID, selection: selection, specification: configuration.specification,
+                daemon: daemon)
             if configuration.specification.isLocal { printText(kinds: kinds) }
             printText(daemon: daemon, socket: socketPath)
         }
@@ -132,11 +144,15 @@ struct ListSensorsCommand: AsyncParsableCommand {
         print("")
         switch daemon {
         case .success(let state):
-            let faults = state.faults.isEmpty ? "no faults" : "\(state.faults.count) fault\(state.faults.count == 1 ? "" : "s") (above)"
-            print("orientd (\(socket)): accelerometer \(state.sensorName ?? "none") \(state.sensor.rawValue), \(faults)")
+            let faults =
+                state.faults.isEmpty
+                ? "no faults" : "\(state.faults.count) fault\(state.faults.count == 1 ? "" : "s") (above)"
+            print(
+                "orientd (\(socket)): accelerometer \(state.sensorName ?? "none") \(state.sensor.rawValue), \(faults)")
         case .failure(let problem):
-            print("orientd does not answer on \(socket) (\(problem.reason)): its faults are not known; "
-                  + "they are judged from the readings a running daemon sees")
+            print(
+                "orientd does not answer on \(socket) (\(problem.reason)): its faults are not known; "
+                    + "they are judged from the readings a running daemon sees")
         }
     }
 
@@ -160,7 +176,9 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 continue
             }
             for (description, readable) in ofKind {
-                let mark = served.contains(description.kind + "/" + description.identifier) ? "  ← served while claimed"
+                let mark =
+                    served.contains(description.kind + "/" + description.identifier)
+                    ? "  ← served while claimed"
                     : readable ? "  (another ranks first)" : "  (cannot be read)"
                 print("\(description.identifier)  \(description.name): \(kind)\(mark)")
                 print("  sysfs         \(description.sysfsPath ?? "-")")
@@ -171,8 +189,11 @@ struct ListSensorsCommand: AsyncParsableCommand {
         }
     }
 
-    private func printText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result,
-                           specification: SensorSpecification, daemon: Result<DaemonState, DaemonUnreachable>) {
+    private func printText(
+        found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?,
+        selection: AccelerometerSelection.Result,
+        specification: SensorSpecification, daemon: Result<DaemonState, DaemonUnreachable>
+    ) {
         if found.isEmpty { print("No accelerometer found.") }
         for (candidate, description) in found {
             let mark = candidate != nil && candidate?.deviceID == chosen ? "  ← \(specification) uses this one" : ""
@@ -192,28 +213,44 @@ struct ListSensorsCommand: AsyncParsableCommand {
             row("mount matrix", "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))")
             for problem in description.mountMatrixProblems { row("warning", problem) }
             if let mode = description.acquisition {
-                row("acquisition", mode.rawValue + (description.trigger.map { " (trigger \($0))" } ?? "") + (description.hasBuffer ? "" : ", no buffer"))
+                row(
+                    "acquisition",
+                    mode.rawValue + (description.trigger.map { " (trigger \($0))" } ?? "")
+                        + (description.hasBuffer ? "" : ", no buffer"))
             }
             switch description.acquisition {
             case .poll? where MotionEvents.switches(among: description.powerFeatures) != nil:
-                let enables = MotionEvents.switches(among: description.powerFeatures)?.enables.joined(separator: ", ") ?? ""
-                row("pacing", "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt (\(enables)), "
-                    + "with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s (polling at [sensor] rest-rate if it cannot be armed)")
+                let enables =
+                    MotionEvents.switches(among: description.powerFeatures)?.enables.joined(separator: ", ") ?? ""
+                row(
+                    "pacing",
+                    "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt (\(enables)), "
+                        + "with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s (polling at [sensor] rest-rate if it cannot be armed)"
+                )
             case .poll?:
-                row("pacing", "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest")
+                row(
+                    "pacing",
+                    "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest"
+                )
             case .buffer?:
-                row("pacing", "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of [sensor] rest-rate's "
-                    + "interval (buffer/watermark\(description.powerFeatures.contains("buffer/hwfifo_watermark_max") ? ", and the hardware FIFO" : ""))")
+                row(
+                    "pacing",
+                    "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of [sensor] rest-rate's "
+                        + "interval (buffer/watermark\(description.powerFeatures.contains("buffer/hwfifo_watermark_max") ? ", and the hardware FIFO" : ""))"
+                )
             case .auto?, nil:
                 break
             }
             if !description.powerFeatures.isEmpty {
                 row("hardware", description.powerFeatures.joined(separator: ", "))
             }
-            let frequency = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
+            let frequency =
+                description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
             row("sampling", frequency + (description.availableFrequencies.map { " (available: \($0))" } ?? ""))
             if let scale = description.scale {
-                row("scale", scale.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", ") + " m/s² per unit (x, y, z)")
+                row(
+                    "scale",
+                    scale.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", ") + " m/s² per unit (x, y, z)")
             }
             if let offset = description.offset {
                 row("offset", offset.map { $0.map { "\($0)" } ?? "invalid" }.joined(separator: ", "))
@@ -223,8 +260,11 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 let text = "\((magnitude * 100).rounded() / 100) m/s² now (\(g) g)"
                 if abs(magnitude / 9.81 - 1) > GravityScaleLearner(gravity: 9.81).tolerance, magnitude > 0 {
                     let factor = (9.81 / magnitude * 1e5).rounded() / 1e5
-                    row("gravity", text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and "
-                        + "multiplies the readings by 9.81 m/s² over it (\(factor) for this reading), and says so once in its log")
+                    row(
+                        "gravity",
+                        text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and "
+                            + "multiplies the readings by 9.81 m/s² over it (\(factor) for this reading), and says so once in its log"
+                    )
                 } else {
                     row("gravity", text)
                 }
@@ -235,9 +275,12 @@ struct ListSensorsCommand: AsyncParsableCommand {
         for skipped in selection.skipped { print("  skipped \(skipped)") }
     }
 
-    private func jsonText(found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?, selection: AccelerometerSelection.Result,
-                          specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)],
-                          daemon: Result<DaemonState, DaemonUnreachable>, socket: String) throws -> String {
+    private func jsonText(
+        found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?,
+        selection: AccelerometerSelection.Result,
+        specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)],
+        daemon: Result<DaemonState, DaemonUnreachable>, socket: String
+    ) throws -> String {
         /// What the running daemon says of its accelerometer; `running` false with the reason otherwise.
         struct DaemonEntry: Encodable {
             struct Fault: Encodable {
@@ -296,22 +339,33 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 try container.encode(daemon, forKey: .daemon)
             }
         }
-        let daemonEntry: DaemonEntry = switch daemon {
-        case .success(let state):
-            DaemonEntry(socket: socket, running: true, reason: nil, sensor: state.sensorName, status: state.sensor.rawValue,
-                        faults: state.faults.map { .init(kind: $0.kind, device: $0.device, detail: $0.detail, since: $0.since) })
-        case .failure(let problem):
-            DaemonEntry(socket: socket, running: false, reason: problem.reason, sensor: nil, status: nil, faults: [])
-        }
+        let daemonEntry: DaemonEntry =
+            switch daemon {
+            case .success(let state):
+                DaemonEntry(
+                    socket: socket, running: true, reason: nil, sensor: state.sensorName, status: state.sensor.rawValue,
+                    faults: state.faults.map {
+                        .init(kind: $0.kind, device: $0.device, detail: $0.detail, since: $0.since)
+                    })
+            case .failure(let problem):
+                DaemonEntry(
+                    socket: socket, running: false, reason: problem.reason, sensor: nil, status: nil, faults: [])
+            }
         let listing = Listing(
             sensors: found.map { Entry(sensor: $0.1, chosen: $0.0 != nil && $0.0?.deviceID == chosen) },
-            specification: specification.description, selected: chosen, reason: selection.reason, skipped: selection.skipped,
-            kinds: kinds.map { KindEntry(sensor: $0.description, readable: $0.readable, served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier)) },
+            specification: specification.description, selected: chosen, reason: selection.reason,
+            skipped: selection.skipped,
+            kinds: kinds.map {
+                KindEntry(
+                    sensor: $0.description, readable: $0.readable,
+                    served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier))
+            },
             daemon: daemonEntry)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // A sensor may read NaN or infinity: listed as such, not a failed listing.
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return String(decoding: try encoder.encode(listing), as: UTF8.self)
     }
 }

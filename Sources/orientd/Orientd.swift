@@ -27,7 +27,10 @@ struct Orientd: AsyncParsableCommand {
             unknown: orientd calibrate finds it from three poses and installs it for systemd's hwdb.
             """,
         version: orientdPackageVersion,
-        subcommands: [ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CalibrateCommand.self, CheckResolverCommand.self, CheckConfigCommand.self],
+        subcommands: [
+            ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CalibrateCommand.self,
+            CheckResolverCommand.self, CheckConfigCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 

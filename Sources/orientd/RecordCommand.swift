@@ -28,14 +28,18 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup var sensorOptions: SensorOptions
 
-    @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted or the input ends).", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop after this many seconds (default: until interrupted or the input ends).", valueName: "seconds"))
     var duration: Double?
 
     @Option(help: ArgumentHelp("Where to write the trace; - is standard output.", valueName: "file"))
     var output = "-"
 
     func validate() throws {
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a number of seconds > 0") }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a number of seconds > 0")
+        }
     }
 
     func run() async throws {
@@ -81,18 +85,24 @@ struct RecordCommand: AsyncParsableCommand {
             switch event {
             case .available(let description):
                 matrix = description.mountMatrix
-                printError("orientd record: \(description.identifier) (\(description.name)), \(description.acquisition.map { "\($0.rawValue) mode, " } ?? "")"
-                    + "\(description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? "")mount matrix \(matrix.text) (\(description.mountMatrixOrigin.rawValue)) → \(output == "-" ? "standard output" : output)")
+                printError(
+                    "orientd record: \(description.identifier) (\(description.name)), \(description.acquisition.map { "\($0.rawValue) mode, " } ?? "")"
+                        + "\(description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? "")mount matrix \(matrix.text) (\(description.mountMatrixOrigin.rawValue)) → \(output == "-" ? "standard output" : output)"
+                )
                 for problem in description.mountMatrixProblems { printError("orientd record: warning: \(problem)") }
             case .unavailable(let reason):
-                printError("orientd record: no sensor (\(reason)); waiting for one\(duration == nil ? " — Ctrl-C to stop" : "")")
+                printError(
+                    "orientd record: no sensor (\(reason)); waiting for one\(duration == nil ? " — Ctrl-C to stop" : "")"
+                )
             case .sample(let sample):
                 let start = firstTime ?? sample.time
                 firstTime = start
                 writer.write(time: sample.time - start, reading: matrix.apply(sample.reading))
                 count += 1
             case .fault(let fault):
-                if faultLog.logFault(fault.kind, at: MonotonicClock.now()) { printError("orientd record: sensor fault: \(fault)") }
+                if faultLog.logFault(fault.kind, at: MonotonicClock.now()) {
+                    printError("orientd record: sensor fault: \(fault)")
+                }
             case .recovered(let kind, let device):
                 if faultLog.logRecovery(kind) { printError("orientd record: \(device): \(kind.rawValue) recovered") }
             case .ended:
@@ -101,7 +111,9 @@ struct RecordCommand: AsyncParsableCommand {
         }
         writer.flush()
         if sink != STDOUT_FILENO { close(sink) }
-        printError("orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)")
+        printError(
+            "orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)"
+        )
     }
 }
 
@@ -137,7 +149,9 @@ struct TraceWriter {
 
     mutating func write(time: Double, reading: Vector3) {
         pending += withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer in
-            _ = withVaList([time, reading.x, reading.y, reading.z]) { vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f\n", $0) }
+            _ = withVaList([time, reading.x, reading.y, reading.z]) {
+                vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f\n", $0)
+            }
             return String(cString: buffer.baseAddress!)
         }
         if live || pending.utf8.count >= 4096 { flush() }

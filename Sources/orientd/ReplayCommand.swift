@@ -47,7 +47,9 @@ struct ReplayCommand: AsyncParsableCommand {
     )
     var mountMatrixText: String?
 
-    @Option(help: ArgumentHelp("Replay speed: 1 is real time, 2 twice as fast; 0 (default) is as fast as possible.", valueName: "factor"))
+    @Option(
+        help: ArgumentHelp(
+            "Replay speed: 1 is real time, 2 twice as fast; 0 (default) is as fast as possible.", valueName: "factor"))
     var speed: Double = 0
 
     @OptionGroup var detector: DetectorOptions
@@ -84,14 +86,18 @@ struct ReplayCommand: AsyncParsableCommand {
             do {
                 parsed = try TraceFormat.parseLocated(line: line, lineNumber: lineNumber)
             } catch {
-                printError("orientd replay: \(input.displayName):\(error.line): \(error.problem): \"\(error.text.prefix(120))\"")
+                printError(
+                    "orientd replay: \(input.displayName):\(error.line): \(error.problem): \"\(error.text.prefix(120))\""
+                )
                 throw ExitCode(65)
             }
             guard let (time, location, reading) = parsed else { continue }
             await pacer?.wait(until: time)
             if location == .base || hinge != nil {
                 if hinge == nil { hinge = HingeDetector() }
-                for event in hinge!.process(time: time, location: location, reading: location == .display ? mountMatrix.apply(reading) : reading) {
+                for event in hinge!.process(
+                    time: time, location: location, reading: location == .display ? mountMatrix.apply(reading) : reading
+                ) {
                     switch event {
                     case .angle(let degrees?): print(#"{"t": \#(time), "hinge": \#((degrees * 10).rounded() / 10)}"#)
                     case .angle(nil): print(#"{"t": \#(time), "hinge": null}"#)

@@ -44,7 +44,9 @@ enum SettingHelp {
     }
 
     /// Applies every option given through its setting; the first bad one is the error.
-    static func apply(_ given: [(option: String, value: String?)], to settings: inout ServeSettings) throws(ValidationError) {
+    static func apply(
+        _ given: [(option: String, value: String?)], to settings: inout ServeSettings
+    ) throws(ValidationError) {
         for (option, value) in given {
             guard let value else { continue }
             do {

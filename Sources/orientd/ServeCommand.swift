@@ -19,7 +19,9 @@ import UnixSignals
 /// The daemon's options; each one given overrides the configuration file, which overrides the
 /// defaults. Names, help and parsing come from ``DaemonSetting/all``.
 struct DaemonOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The configuration file (default \(ConfigurationFile.defaultPath) when it exists).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The configuration file (default \(ConfigurationFile.defaultPath) when it exists).", valueName: "file"))
     var config: String?
 
     @OptionGroup var sensorOptions: SensorOptions
@@ -38,11 +40,15 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("stall-timeout"), help: SettingHelp.of("stall-timeout")) var stallTimeout: String?
     @Option(name: .customLong("claim-linger"), help: SettingHelp.of("claim-linger")) var claimLinger: String?
     @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: DBusMode?
-    @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit: Bool?
+    @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit:
+        Bool?
     @Option(name: .customLong("base-sensor"), help: SettingHelp.of("base-sensor")) var baseSensor: String?
-    @Option(name: .customLong("base-mount-matrix"), help: SettingHelp.of("base-mount-matrix")) var baseMountMatrix: String?
-    @Flag(name: .customLong("laptop-keeps-normal"), inversion: .prefixedNo, help: SettingHelp.of("laptop-keeps-normal")) var laptopKeepsNormal: Bool?
-    @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch: TabletModeSwitchMode?
+    @Option(name: .customLong("base-mount-matrix"), help: SettingHelp.of("base-mount-matrix")) var baseMountMatrix:
+        String?
+    @Flag(name: .customLong("laptop-keeps-normal"), inversion: .prefixedNo, help: SettingHelp.of("laptop-keeps-normal"))
+    var laptopKeepsNormal: Bool?
+    @Option(name: .customLong("tablet-mode-switch"), help: SettingHelp.of("tablet-mode-switch")) var tabletModeSwitch:
+        TabletModeSwitchMode?
     @Option(name: .customLong("log-level"), help: SettingHelp.of("log-level")) var logLevel: Logger.Level?
 
     /// Defaults, then the file, then these options, for a command: a bad file is printed with its
@@ -66,7 +72,9 @@ struct DaemonOptions: ParsableArguments {
     func resolve() throws(SettingsError) -> (settings: ServeSettings, file: String?) {
         var settings = ServeSettings()
         var path = config
-        if path == nil, FileManager.default.fileExists(atPath: ConfigurationFile.defaultPath) { path = ConfigurationFile.defaultPath }
+        if path == nil, FileManager.default.fileExists(atPath: ConfigurationFile.defaultPath) {
+            path = ConfigurationFile.defaultPath
+        }
         if let path {
             do {
                 settings = try ConfigurationFile.load(path: path)
@@ -89,10 +97,14 @@ struct DaemonOptions: ParsableArguments {
         // Typed apart from the sensor's options: Swift 6.2 (Debian's, which builds the arm64 package)
         // gives up type-checking the whole sum at once.
         let given: [(option: String, value: String?)] = [
-            ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("control-group", controlGroup),
-            ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }), ("max-clients", maximumClients),
-            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus?.rawValue), ("dbus-polkit", dbusPolkit.map { "\($0)" }),
-            ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix), ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
+            ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode),
+            ("socket-group", socketGroup), ("control-group", controlGroup),
+            ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }),
+            ("max-clients", maximumClients),
+            ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus?.rawValue),
+            ("dbus-polkit", dbusPolkit.map { "\($0)" }),
+            ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix),
+            ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
             ("tablet-mode-switch", tabletModeSwitch?.rawValue), ("log-level", logLevel?.rawValue),
         ]
         try SettingHelp.apply(sensorOptions.given + given, to: &settings)
@@ -119,7 +131,8 @@ enum SettingsError: Error, CustomStringConvertible {
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the daemon: read the sensor and serve orientation changes on a Unix socket (the default command).",
+        abstract:
+            "Run the daemon: read the sensor and serve orientation changes on a Unix socket (the default command).",
         discussion: """
             Clients connect to the socket (default /run/orientd/orientd.sock, or $ORIENTD_SOCKET) and \
             speak protocol v1: JSON objects, one per line (docs/protocol.md). The sensor is sampled \
@@ -166,7 +179,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         // A device that measures its own hinge (read where a base sensor would be).
-        let hingeAngleSensor: (any HingeAngleSensor)? = settings.baseSensor == .none || !sensorConfiguration.specification.isLocal
+        let hingeAngleSensor: (any HingeAngleSensor)? =
+            settings.baseSensor == .none || !sensorConfiguration.specification.isLocal
             ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
         // Light and proximity are served where the accelerometer is a local one (the mock sensors
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
@@ -183,7 +197,12 @@ struct ServeCommand: AsyncParsableCommand {
         let service = OrientationDaemonService(
             configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
             tabletModeSwitch: TabletModeSwitchAccess(
-                probe: { path in (UInputTabletModeSwitch.isWritable(path), InputSwitches.devices(with: InputEvent.tabletModeSwitch).map(\.name)) },
+                probe: { path in
+                    (
+                        UInputTabletModeSwitch.isWritable(path),
+                        InputSwitches.devices(with: InputEvent.tabletModeSwitch).map(\.name)
+                    )
+                },
                 create: { path throws(InputDeviceError) in try UInputTabletModeSwitch(path: path) }),
             lidSwitch: LidSwitchAccess { report in
                 do throws(LidSwitchMonitor.Unavailable) {
@@ -194,13 +213,17 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             },
             kindSources: kindSources, serverName: "orientd \(orientdPackageVersion)",
-            notifier: SystemdNotifier(environment: environment), activatedSocket: SocketActivation.takeListeningDescriptor())
+            notifier: SystemdNotifier(environment: environment),
+            activatedSocket: SocketActivation.takeListeningDescriptor())
 
         // Until the reload service traps SIGHUP, one must not end the daemon (its default action).
         signal(SIGHUP, SIG_IGN)
-        let reload = ConfigurationReloadService(options: options, daemon: service, runningSensor: sensorConfiguration,
-                                                runningBaseSensor: settings.baseSensorConfiguration, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [service, reload], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let reload = ConfigurationReloadService(
+            options: options, daemon: service, runningSensor: sensorConfiguration,
+            runningBaseSensor: settings.baseSensorConfiguration, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [service, reload], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let error as SocketSetupError {
@@ -249,7 +272,9 @@ struct ConfigurationReloadService: Service, CustomStringConvertible {
             var restart = await daemon.reload(new.daemon) ?? []
             if new.sensor != runningSensor { restart.append("sensor settings") }
             if new.baseSensorConfiguration != runningBaseSensor { restart.append("base sensor settings") }
-            logger.notice("configuration reloaded", metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
+            logger.notice(
+                "configuration reloaded",
+                metadata: restart.isEmpty ? [:] : ["needs.restart": "\(restart.joined(separator: ", "))"])
         } catch {
             logger.error("configuration reload failed, keeping the running configuration: \(error.description)")
         }
@@ -296,4 +321,3 @@ struct CheckConfigCommand: ParsableCommand {
         print(ConfigurationFile.render(try options.resolveForCommand().settings), terminator: "")
     }
 }
-

@@ -36,18 +36,24 @@ enum ReferenceScorer {
     struct Output: Decodable { let summary: [Row] }
 
     static func run(events: [String: [OrientationChange]], extraArguments: [String] = []) throws -> [String: Row] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-score-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "orientd-score-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         for (name, changes) in events {
-            let lines = changes.map { #"{"t": \#($0.time), "orientation": "\#($0.to.rawValue)"}"# }.joined(separator: "\n")
-            try (lines + "\n").write(to: directory.appendingPathComponent("\(name).events.jsonl"), atomically: true, encoding: .utf8)
+            let lines = changes.map { #"{"t": \#($0.time), "orientation": "\#($0.to.rawValue)"}"# }.joined(
+                separator: "\n")
+            try (lines + "\n").write(
+                to: directory.appendingPathComponent("\(name).events.jsonl"), atomically: true, encoding: .utf8)
         }
         let json = directory.appendingPathComponent("score.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CorpusFixtures.scorer.path, "--corpus", CorpusFixtures.publicDirectory.path,
-                             "--events", directory.path, "--json", json.path] + extraArguments
+        process.arguments =
+            [
+                "python3", CorpusFixtures.scorer.path, "--corpus", CorpusFixtures.publicDirectory.path,
+                "--events", directory.path, "--json", json.path,
+            ] + extraArguments
         let errorPipe = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errorPipe
@@ -55,11 +61,17 @@ enum ReferenceScorer {
         let errorText = String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ScorerFailed(message: "score.py exited \(process.terminationStatus): \(errorText) (make test installs python3 with numpy)")
+            throw ScorerFailed(
+                message:
+                    "score.py exited \(process.terminationStatus): \(errorText) (make test installs python3 with numpy)"
+            )
         }
         let output = try JSONDecoder().decode(Output.self, from: Data(contentsOf: json))
         return Dictionary(uniqueKeysWithValues: output.summary.map { ($0.scenario, $0) })
     }
 
-    struct ScorerFailed: Error, CustomStringConvertible { let message: String; var description: String { message } }
+    struct ScorerFailed: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
 }

@@ -14,8 +14,12 @@ struct CorpusReplayTests {
     func targets() throws {
         let scores = CorpusFixtures.traces.map { ($0.name, $0.score()) }
         for (name, score) in scores {
-            #expect(score.missedCount == 0, "\(name): missed \(score.transitions.filter(\.missed).map { "\($0.from)→\($0.to)@\($0.at)" })")
-            #expect(score.falseChanges.isEmpty, "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
+            #expect(
+                score.missedCount == 0,
+                "\(name): missed \(score.transitions.filter(\.missed).map { "\($0.from)→\($0.to)@\($0.at)" })")
+            #expect(
+                score.falseChanges.isEmpty,
+                "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
         }
         let overall = ScoreRow(overall: scores.map(\.1))
         let p95 = try #require(overall.latencyP95)
@@ -28,8 +32,12 @@ struct CorpusReplayTests {
     func pacedCorpus() throws {
         let results = CorpusFixtures.traces.map { ($0.name, $0.scorePaced(SamplingPace.Settings())) }
         for (name, (score, _)) in results {
-            #expect(score.missedCount == 0, "\(name): missed \(score.transitions.filter(\.missed).map { "\($0.from)→\($0.to)@\($0.at)" })")
-            #expect(score.falseChanges.isEmpty, "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
+            #expect(
+                score.missedCount == 0,
+                "\(name): missed \(score.transitions.filter(\.missed).map { "\($0.from)→\($0.to)@\($0.at)" })")
+            #expect(
+                score.falseChanges.isEmpty,
+                "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
         }
         let overall = ScoreRow(overall: results.map(\.1.score))
         #expect(try #require(overall.latencyP95) <= 0.35)
@@ -39,7 +47,12 @@ struct CorpusReplayTests {
         // The curve the default is chosen from: at 1.9 Hz the p95 is what twice the reads give
         // (4 Hz), while at 1.5 Hz a turn is seen too late and it grows by more than 0.1 s.
         func p95(restRate: Double) throws -> Double {
-            try #require(ScoreRow(overall: CorpusFixtures.traces.map { $0.scorePaced(SamplingPace.Settings(restRate: restRate)).score }).latencyP95)
+            try #require(
+                ScoreRow(
+                    overall: CorpusFixtures.traces.map {
+                        $0.scorePaced(SamplingPace.Settings(restRate: restRate)).score
+                    }
+                ).latencyP95)
         }
         let atDefault = try #require(overall.latencyP95)
         #expect(try atDefault <= p95(restRate: 4) + 0.015)
@@ -56,7 +69,8 @@ struct CorpusReplayTests {
                 var changes: [OrientationChange] = []
                 for sample in trace.samples {
                     let display = trace.mountMatrix.apply(sample.reading)
-                    let sensor = (display.x * matrix.rows[0]) + (display.y * matrix.rows[1]) + (display.z * matrix.rows[2])
+                    let sensor =
+                        (display.x * matrix.rows[0]) + (display.y * matrix.rows[1]) + (display.z * matrix.rows[2])
                     if let change = pipeline.process(time: sample.time, reading: sensor) { changes.append(change) }
                 }
                 #expect(changes == reference, "\(trace.name) with \(matrix)")
@@ -71,7 +85,9 @@ struct ScorerAgreementTests {
         let reference = try ReferenceScorer.run(events: events, extraArguments: uprightOnly ? ["--upright-only"] : [])
         var scores: [TraceScore] = []
         for trace in CorpusFixtures.traces {
-            let score = CorpusScorer.score(events: (events[trace.name] ?? []).map { ($0.time, $0.to) }, labels: trace.labels, uprightOnly: uprightOnly)
+            let score = CorpusScorer.score(
+                events: (events[trace.name] ?? []).map { ($0.time, $0.to) }, labels: trace.labels,
+                uprightOnly: uprightOnly)
             scores.append(score)
             try compare(ScoreRow(scenario: trace.name, score: score), reference[trace.name])
         }
@@ -83,10 +99,15 @@ struct ScorerAgreementTests {
         #expect(mine.transitions == theirs.transitions, "\(mine.scenario) transitions")
         #expect(mine.missed == theirs.missed, "\(mine.scenario) missed")
         #expect(mine.falseChanges == theirs.false_changes, "\(mine.scenario) false changes")
-        #expect(close(mine.latencyMedian, theirs.lat_median), "\(mine.scenario) median \(String(describing: mine.latencyMedian)) vs \(String(describing: theirs.lat_median))")
+        #expect(
+            close(mine.latencyMedian, theirs.lat_median),
+            "\(mine.scenario) median \(String(describing: mine.latencyMedian)) vs \(String(describing: theirs.lat_median))"
+        )
         #expect(close(mine.latencyP95, theirs.lat_p95), "\(mine.scenario) p95")
         #expect(close(mine.startup, theirs.startup), "\(mine.scenario) startup")
-        #expect(abs(mine.errorPercent - theirs.error_pct) < 1e-6, "\(mine.scenario) error % \(mine.errorPercent) vs \(theirs.error_pct)")
+        #expect(
+            abs(mine.errorPercent - theirs.error_pct) < 1e-6,
+            "\(mine.scenario) error % \(mine.errorPercent) vs \(theirs.error_pct)")
     }
 
     static func close(_ a: Double?, _ b: Double?) -> Bool {
@@ -114,7 +135,8 @@ struct ScorerAgreementTests {
         configuration.restWindow = 0
         configuration.faceEnterTilt = 40
         configuration.faceExitTilt = 40
-        let events = Dictionary(uniqueKeysWithValues: CorpusFixtures.traces.map { ($0.name, $0.replay(configuration: configuration)) })
+        let events = Dictionary(
+            uniqueKeysWithValues: CorpusFixtures.traces.map { ($0.name, $0.replay(configuration: configuration)) })
         let falseTotal = CorpusFixtures.traces.map {
             CorpusScorer.score(events: events[$0.name]!.map { ($0.time, $0.to) }, labels: $0.labels).falseChanges.count
         }.reduce(0, +)
@@ -140,15 +162,18 @@ struct CorpusScaleTests {
         }
     }
 
-    @Test("every trace read 26 times too long, or in g, decides the same events once its first rest has measured gravity",
-          arguments: [26.1, 1 / 9.81])
+    @Test(
+        "every trace read 26 times too long, or in g, decides the same events once its first rest has measured gravity",
+        arguments: [26.1, 1 / 9.81])
     func wrongScale(factor: Double) throws {
         for trace in CorpusFixtures.traces {
             var pipeline = OrientationPipeline(mountMatrix: trace.mountMatrix)
             var changes: [OrientationChange] = []
             var learnedAt: Double?
             for sample in trace.samples {
-                if let change = pipeline.process(time: sample.time, reading: factor * sample.reading) { changes.append(change) }
+                if let change = pipeline.process(time: sample.time, reading: factor * sample.reading) {
+                    changes.append(change)
+                }
                 if learnedAt == nil, pipeline.gravityScale.factor != 1 { learnedAt = sample.time }
             }
             let learned = try #require(learnedAt, "\(trace.name): never learned")

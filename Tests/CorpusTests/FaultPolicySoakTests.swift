@@ -13,7 +13,8 @@ struct FaultPolicySoakTests {
     @Test("a generated session: no fault, the same orientation changes", arguments: WorkingSensorSession.Scenario.soak)
     func session(_ scenario: WorkingSensorSession.Scenario) {
         let session = WorkingSensorSession(scenario)
-        let outcome = FaultPolicySoak.run(name: scenario.description, readings: session, scaleText: session.part.scaleText)
+        let outcome = FaultPolicySoak.run(
+            name: scenario.description, readings: session, scaleText: session.part.scaleText)
         #expect(outcome.simulatedSeconds >= (scenario == .still ? 3599 : 599))
         #expect(outcome.faults.isEmpty, "\(outcome.faults.prefix(3))")
         #expect(outcome.changesWith == outcome.changesWithout, "\(outcome.firstDifference ?? "")")
@@ -33,10 +34,14 @@ struct FaultPolicySoakTests {
         let step = standardGravity / 16384  // 16 bits over ±2 g
         for trace in CorpusFixtures.traces {
             let readings = trace.samples.map { sample in
-                SimulatedReading(time: sample.time, raw: Vector3((sample.reading.x / step).rounded(), (sample.reading.y / step).rounded(),
-                                                                 (sample.reading.z / step).rounded()))
+                SimulatedReading(
+                    time: sample.time,
+                    raw: Vector3(
+                        (sample.reading.x / step).rounded(), (sample.reading.y / step).rounded(),
+                        (sample.reading.z / step).rounded()))
             }
-            let outcome = FaultPolicySoak.run(name: trace.name, readings: readings, scaleText: "\(step)", mountMatrix: trace.mountMatrix)
+            let outcome = FaultPolicySoak.run(
+                name: trace.name, readings: readings, scaleText: "\(step)", mountMatrix: trace.mountMatrix)
             #expect(outcome.faults.isEmpty, "\(trace.name): \(outcome.faults.prefix(3))")
             #expect(outcome.changesWith == outcome.changesWithout, "\(trace.name): \(outcome.firstDifference ?? "")")
             #expect(!outcome.changesWithout.isEmpty, "\(trace.name) decides something")

@@ -9,12 +9,14 @@ import OrientationCore
 struct RotationBackendTests {
     // MARK: - The mapping
 
-    @Test("the device's pose gives the transform mutter, KWin and Phosh apply (counter-clockwise)", arguments: [
-        (DeviceOrientation.portrait, OutputTransform.normal),
-        (.landscapeRight, .rotated90),  // left edge up
-        (.portraitUpsideDown, .rotated180),
-        (.landscapeLeft, .rotated270),  // right edge up
-    ])
+    @Test(
+        "the device's pose gives the transform mutter, KWin and Phosh apply (counter-clockwise)",
+        arguments: [
+            (DeviceOrientation.portrait, OutputTransform.normal),
+            (.landscapeRight, .rotated90),  // left edge up
+            (.portraitUpsideDown, .rotated180),
+            (.landscapeLeft, .rotated270),  // right edge up
+        ])
     func mapping(device: DeviceOrientation, transform: OutputTransform) throws {
         let interface = try #require(device.interfaceOrientation)
         #expect(OutputTransform(interface: interface) == transform)
@@ -26,12 +28,14 @@ struct RotationBackendTests {
         #expect(OutputTransform(interface: .unknown) == nil)
     }
 
-    @Test("each transform's spellings", arguments: [
-        (OutputTransform.normal, "normal", "normal", 0),
-        (.rotated90, "90", "left", 1),
-        (.rotated180, "180", "inverted", 2),
-        (.rotated270, "270", "right", 3),
-    ])
+    @Test(
+        "each transform's spellings",
+        arguments: [
+            (OutputTransform.normal, "normal", "normal", 0),
+            (.rotated90, "90", "left", 1),
+            (.rotated180, "180", "inverted", 2),
+            (.rotated270, "270", "right", 3),
+        ])
     func spellings(transform: OutputTransform, wayland: String, xrandr: String, hyprland: Int) {
         #expect(transform.wayland == wayland)
         #expect(transform.xrandr == xrandr)
@@ -51,52 +55,65 @@ struct RotationBackendTests {
         let angle = Double(transform.rawValue) * .pi / 180
         let expected = [0.5 + 0.5 * cos(angle), 0.5 + 0.5 * sin(angle)]
         let got = map(1, 0.5)
-        #expect(abs(got[0] - expected[0]) < 1e-9 && abs(got[1] - expected[1]) < 1e-9, "\(transform): \(got) vs \(expected)")
+        #expect(
+            abs(got[0] - expected[0]) < 1e-9 && abs(got[1] - expected[1]) < 1e-9, "\(transform): \(got) vs \(expected)")
     }
 
     // MARK: - Command lines
 
     @Test("sway: the output's transform, then each touch device mapped to it")
     func swayCommands() {
-        let lines = RotationBackend.sway.commands(transform: .rotated270, output: "eDP-1", touch: ["1267:12345:ELAN_Touchscreen", "1386:20:Wacom_Pen"])
-        #expect(lines.map(\.arguments) == [
-            ["swaymsg", "output", "eDP-1", "transform", "270"],
-            ["swaymsg", "input", "1267:12345:ELAN_Touchscreen", "map_to_output", "eDP-1"],
-            ["swaymsg", "input", "1386:20:Wacom_Pen", "map_to_output", "eDP-1"],
-        ])
+        let lines = RotationBackend.sway.commands(
+            transform: .rotated270, output: "eDP-1", touch: ["1267:12345:ELAN_Touchscreen", "1386:20:Wacom_Pen"])
+        #expect(
+            lines.map(\.arguments) == [
+                ["swaymsg", "output", "eDP-1", "transform", "270"],
+                ["swaymsg", "input", "1267:12345:ELAN_Touchscreen", "map_to_output", "eDP-1"],
+                ["swaymsg", "input", "1386:20:Wacom_Pen", "map_to_output", "eDP-1"],
+            ])
         #expect(lines.map(\.step) == [.output, .touch, .touch])
-        #expect(RotationBackend.sway.commands(transform: .normal, output: "DSI-1", touch: []).map(\.arguments)
+        #expect(
+            RotationBackend.sway.commands(transform: .normal, output: "DSI-1", touch: []).map(\.arguments)
                 == [["swaymsg", "output", "DSI-1", "transform", "normal"]])
     }
 
     @Test("hyprland: the monitor's transform and the touch and tablet transform")
     func hyprlandCommands() {
-        #expect(RotationBackend.hyprland.commands(transform: .rotated90, output: "eDP-1", touch: []).map(\.arguments) == [
-            ["hyprctl", "keyword", "monitor", "eDP-1,transform,1"],
-            ["hyprctl", "keyword", "input:touchdevice:transform", "1"],
-            ["hyprctl", "keyword", "input:touchdevice:output", "eDP-1"],
-            ["hyprctl", "keyword", "input:tablet:transform", "1"],
-            ["hyprctl", "keyword", "input:tablet:output", "eDP-1"],
-        ])
+        #expect(
+            RotationBackend.hyprland.commands(transform: .rotated90, output: "eDP-1", touch: []).map(\.arguments) == [
+                ["hyprctl", "keyword", "monitor", "eDP-1,transform,1"],
+                ["hyprctl", "keyword", "input:touchdevice:transform", "1"],
+                ["hyprctl", "keyword", "input:touchdevice:output", "eDP-1"],
+                ["hyprctl", "keyword", "input:tablet:transform", "1"],
+                ["hyprctl", "keyword", "input:tablet:output", "eDP-1"],
+            ])
     }
 
     @Test("wlroots: wlr-randr's transform")
     func wlrootsCommands() {
-        #expect(RotationBackend.wlroots.commands(transform: .rotated180, output: "DSI-1", touch: ["ignored"]).map(\.arguments)
+        #expect(
+            RotationBackend.wlroots.commands(transform: .rotated180, output: "DSI-1", touch: ["ignored"]).map(
+                \.arguments)
                 == [["wlr-randr", "--output", "DSI-1", "--transform", "180"]])
     }
 
     @Test("x11: xrandr's rotation and each touch device's matrix")
     func x11Commands() {
-        #expect(RotationBackend.x11.commands(transform: .rotated90, output: "eDP-1", touch: ["ELAN Touchscreen"]).map(\.arguments) == [
-            ["xrandr", "--output", "eDP-1", "--rotate", "left"],
-            ["xinput", "set-prop", "ELAN Touchscreen", "Coordinate Transformation Matrix", "0", "-1", "1", "1", "0", "0", "0", "0", "1"],
-        ])
+        #expect(
+            RotationBackend.x11.commands(transform: .rotated90, output: "eDP-1", touch: ["ELAN Touchscreen"]).map(
+                \.arguments) == [
+                    ["xrandr", "--output", "eDP-1", "--rotate", "left"],
+                    [
+                        "xinput", "set-prop", "ELAN Touchscreen", "Coordinate Transformation Matrix", "0", "-1", "1",
+                        "1", "0", "0", "0", "0", "1",
+                    ],
+                ])
     }
 
     // MARK: - What the compositor lists
 
-    static let swayOutputs = #"[{"id": 3, "type": "output", "name": "HDMI-A-1", "active": true}, {"id": 4, "type": "output", "name": "eDP-1", "active": true}]"#
+    static let swayOutputs =
+        #"[{"id": 3, "type": "output", "name": "HDMI-A-1", "active": true}, {"id": 4, "type": "output", "name": "eDP-1", "active": true}]"#
     static let swayInputs = #"""
         [{"identifier": "1:1:AT_Translated_Set_2_keyboard", "name": "AT Translated Set 2 keyboard", "type": "keyboard"},
          {"identifier": "1267:12345:ELAN_Touchscreen", "name": "ELAN Touchscreen", "type": "touch"},
@@ -156,8 +173,14 @@ struct RotationBackendTests {
 
     @Test("touchscreens and pens, not touchpads or keyboards")
     func touchDevices() {
-        #expect(RotationBackend.sway.touchDevices(from: Self.swayInputs) == ["1267:12345:ELAN_Touchscreen", "1386:20:Wacom_Pen"])
-        #expect(RotationBackend.x11.touchDevices(from: Self.xinput) == ["Goodix Capacitive TouchScreen", "Wacom HID 5256 Pen stylus"])
+        #expect(
+            RotationBackend.sway.touchDevices(from: Self.swayInputs) == [
+                "1267:12345:ELAN_Touchscreen", "1386:20:Wacom_Pen",
+            ])
+        #expect(
+            RotationBackend.x11.touchDevices(from: Self.xinput) == [
+                "Goodix Capacitive TouchScreen", "Wacom HID 5256 Pen stylus",
+            ])
     }
 
     @Test("the built-in panel, else the only output, else a clear refusal")
@@ -172,14 +195,16 @@ struct RotationBackendTests {
         #expect(failure.description.contains("DP-1, HDMI-A-1: say which with --output"))
     }
 
-    @Test("auto picks from the session and says why; desktops that rotate themselves are left alone", arguments: [
-        (["SWAYSOCK": "/run/user/1000/sway-ipc.sock", "WAYLAND_DISPLAY": "wayland-1"], "sway"),
-        (["HYPRLAND_INSTANCE_SIGNATURE": "abc", "WAYLAND_DISPLAY": "wayland-1"], "hyprland"),
-        (["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "labwc:wlroots"], "wlroots"),
-        (["DISPLAY": ":0"], "x11"),
-        (["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "GNOME"], "none"),
-        ([:], "none"),
-    ])
+    @Test(
+        "auto picks from the session and says why; desktops that rotate themselves are left alone",
+        arguments: [
+            (["SWAYSOCK": "/run/user/1000/sway-ipc.sock", "WAYLAND_DISPLAY": "wayland-1"], "sway"),
+            (["HYPRLAND_INSTANCE_SIGNATURE": "abc", "WAYLAND_DISPLAY": "wayland-1"], "hyprland"),
+            (["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "labwc:wlroots"], "wlroots"),
+            (["DISPLAY": ":0"], "x11"),
+            (["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "GNOME"], "none"),
+            ([:], "none"),
+        ])
     func detect(environment: [String: String], expected: String) {
         switch RotationBackend.detect(environment: environment) {
         case .success(let (backend, reason)):
@@ -187,7 +212,9 @@ struct RotationBackendTests {
             #expect(!reason.isEmpty)
         case .failure(let failure):
             #expect(expected == "none", "\(failure)")
-            #expect(failure.description.contains(environment.isEmpty ? "no graphical session" : "rotates the screen itself"))
+            #expect(
+                failure.description.contains(environment.isEmpty ? "no graphical session" : "rotates the screen itself")
+            )
         }
     }
 
@@ -201,17 +228,21 @@ struct RotationBackendTests {
         func run(_ arguments: [String]) -> ExternalCommand {
             lines.append(arguments)
             let failed = failing.contains(arguments[1]) || failing.contains(arguments[0])
-            return ExternalCommand(status: failed ? 1 : 0, output: listings[arguments.joined(separator: " ")] ?? "",
-                                   errors: failed ? "no such thing" : "", arguments: arguments)
+            return ExternalCommand(
+                status: failed ? 1 : 0, output: listings[arguments.joined(separator: " ")] ?? "",
+                errors: failed ? "no such thing" : "", arguments: arguments)
         }
     }
 
     @Test("finds the panel and the touch devices, turns, keeps the last for unknown")
     func rotator() throws {
         let recorder = Recorder()
-        recorder.listings = ["swaymsg -t get_outputs -r": Self.swayOutputs, "swaymsg -t get_inputs -r": Self.swayInputs]
+        recorder.listings = [
+            "swaymsg -t get_outputs -r": Self.swayOutputs, "swaymsg -t get_inputs -r": Self.swayInputs,
+        ]
         var notes: [String] = []
-        var rotator = try ScreenRotator(backend: .sway, output: nil, touch: [], run: recorder.run, note: { notes.append($0) })
+        var rotator = try ScreenRotator(
+            backend: .sway, output: nil, touch: [], run: recorder.run, note: { notes.append($0) })
         #expect(rotator.output == "eDP-1")
         #expect(rotator.touch == ["1267:12345:ELAN_Touchscreen", "1386:20:Wacom_Pen"])
         #expect(notes.contains { $0.hasPrefix("output eDP-1") })
@@ -228,11 +259,15 @@ struct RotationBackendTests {
     func failuresOncePerKind() throws {
         let recorder = Recorder()
         recorder.failing = ["input"]
-        var rotator = try ScreenRotator(backend: .sway, output: "eDP-1", touch: ["a", "b"], run: recorder.run, note: { _ in })
+        var rotator = try ScreenRotator(
+            backend: .sway, output: "eDP-1", touch: ["a", "b"], run: recorder.run, note: { _ in })
         let first = rotator.apply(.portrait)
         #expect(first.turned == .normal)
         #expect(first.reports.count == 1)
-        #expect(first.reports.first?.hasPrefix("mapping touch input failed: swaymsg input a map_to_output eDP-1 exited with status 1: no such thing") == true)
+        #expect(
+            first.reports.first?.hasPrefix(
+                "mapping touch input failed: swaymsg input a map_to_output eDP-1 exited with status 1: no such thing")
+                == true)
         #expect(rotator.apply(.landscapeRight).reports.isEmpty, "said once")
         recorder.failing = []
         #expect(rotator.apply(.portrait).reports.isEmpty)
@@ -251,4 +286,3 @@ struct RotationBackendTests {
         }
     }
 }
-

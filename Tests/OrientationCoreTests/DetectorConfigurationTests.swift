@@ -18,7 +18,9 @@ struct DetectorConfigurationTests {
     @Test("unknown names and bad values are refused with the name")
     func refused() {
         var configuration = DetectorConfiguration()
-        #expect(throws: DetectorConfigurationError.unknownParameter("settle")) { try configuration.set("settle", to: "1") }
+        #expect(throws: DetectorConfigurationError.unknownParameter("settle")) {
+            try configuration.set("settle", to: "1")
+        }
         #expect(throws: DetectorConfigurationError.notANumber(name: "settle-time", text: "soon")) {
             try configuration.set("settle-time", to: "soon")
         }
@@ -30,14 +32,16 @@ struct DetectorConfigurationTests {
         }
     }
 
-    @Test("inconsistent combinations are refused", arguments: [
-        ("face-exit-tilt", "80", "face-exit-tilt"),
-        ("filter-time-constant", "0", "filter-time-constant"),
-        ("adjacent-hysteresis", "90", "adjacent-hysteresis"),
-        ("overhead-exit-tilt", "-50", "overhead-enter-tilt"),
-        ("rest-minimum-samples", "1", "rest-minimum-samples"),
-        ("rest-minimum-samples", "1000", "rest-minimum-samples"),
-    ])
+    @Test(
+        "inconsistent combinations are refused",
+        arguments: [
+            ("face-exit-tilt", "80", "face-exit-tilt"),
+            ("filter-time-constant", "0", "filter-time-constant"),
+            ("adjacent-hysteresis", "90", "adjacent-hysteresis"),
+            ("overhead-exit-tilt", "-50", "overhead-enter-tilt"),
+            ("rest-minimum-samples", "1", "rest-minimum-samples"),
+            ("rest-minimum-samples", "1000", "rest-minimum-samples"),
+        ])
     func validation(name: String, value: String, blamed: String) throws {
         var configuration = DetectorConfiguration()
         try configuration.set(name, to: value)

@@ -20,9 +20,11 @@ struct DetectorHysteresisTests {
         #expect(portraitTurned(to: angle) == [.portrait])
     }
 
-    @Test("beyond the band (67.5° with the default 45° gap) switches", arguments: [
-        (69.0, DeviceOrientation.landscapeLeft), (75, .landscapeLeft), (-69, .landscapeRight),
-    ])
+    @Test(
+        "beyond the band (67.5° with the default 45° gap) switches",
+        arguments: [
+            (69.0, DeviceOrientation.landscapeLeft), (75, .landscapeLeft), (-69, .landscapeRight),
+        ])
     func beyondBand(angle: Double, orientation: DeviceOrientation) {
         #expect(portraitTurned(to: angle) == [.portrait, orientation])
     }
@@ -81,7 +83,9 @@ struct DetectorHysteresisTests {
         #expect(tilted(from: Pose(angle: 0, tilt: 20), to: tilt) == [.portrait])
     }
 
-    @Test("beyond 75° a device becomes faceUp or faceDown", arguments: [(76.0, DeviceOrientation.faceUp), (85, .faceUp), (-76, .faceDown), (-88, .faceDown)])
+    @Test(
+        "beyond 75° a device becomes faceUp or faceDown",
+        arguments: [(76.0, DeviceOrientation.faceUp), (85, .faceUp), (-76, .faceDown), (-88, .faceDown)])
     func entersFace(tilt: Double, orientation: DeviceOrientation) {
         #expect(tilted(from: Pose(angle: 0, tilt: 10), to: tilt) == [.portrait, orientation])
     }
@@ -92,7 +96,9 @@ struct DetectorHysteresisTests {
         #expect(tilted(from: .faceUp, to: tilt) == [.faceUp])
     }
 
-    @Test("lifted below 65° a face state gives way to the upright orientation", arguments: [(64.0, DeviceOrientation.portrait), (40, .portrait)])
+    @Test(
+        "lifted below 65° a face state gives way to the upright orientation",
+        arguments: [(64.0, DeviceOrientation.portrait), (40, .portrait)])
     func leavesFace(tilt: Double, orientation: DeviceOrientation) {
         #expect(tilted(from: .faceUp, to: tilt) == [.faceUp, orientation])
     }

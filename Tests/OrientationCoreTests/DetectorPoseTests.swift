@@ -44,7 +44,9 @@ struct DetectorPoseTests {
         var last: DeviceOrientation = .unknown
         for step in 0..<25 {
             // A sensor mounted with `swapped` reads this in portrait; the identity matrix misreads it.
-            if let change = pipeline.process(time: Double(step) / 25, reading: swapped.sensorReading(for: Pose.portrait.reading())) {
+            if let change = pipeline.process(
+                time: Double(step) / 25, reading: swapped.sensorReading(for: Pose.portrait.reading()))
+            {
                 last = change.to
             }
         }

@@ -151,7 +151,9 @@ struct DetectorTimingTests {
         #expect(short.detector.reprimeCount == 0)
     }
 
-    @Test("a reading held by a motion interrupt: the next sample after a long rest is no gap or silence, and a turn then is as quick as ever")
+    @Test(
+        "a reading held by a motion interrupt: the next sample after a long rest is no gap or silence, and a turn then is as quick as ever"
+    )
     func heldReading() throws {
         var simulator = PoseSimulator()
         simulator.hold(.portrait, for: 1)

@@ -5,7 +5,9 @@ import Testing
 @Suite("Gravity learned at rest")
 struct GravityScaleLearnerTests {
     /// `seconds` of one reading at `rate` Hz, starting at `start`.
-    static func still(_ reading: Vector3, from start: Double = 0, seconds: Double, rate: Double = 25) -> [(Double, Vector3)] {
+    static func still(
+        _ reading: Vector3, from start: Double = 0, seconds: Double, rate: Double = 25
+    ) -> [(Double, Vector3)] {
         (0..<Int(seconds * rate)).map { (start + Double($0) / rate, reading) }
     }
 
@@ -21,7 +23,9 @@ struct GravityScaleLearnerTests {
         #expect(learner.measurement == nil)
     }
 
-    @Test("26 g at rest (iio-sensor-proxy's test beds), counts, g: learned after half a still second", arguments: [256.0, 1024.0, 1.0, 0.0981 * 9.81])
+    @Test(
+        "26 g at rest (iio-sensor-proxy's test beds), counts, g: learned after half a still second",
+        arguments: [256.0, 1024.0, 1.0, 0.0981 * 9.81])
     func wrongScaleLearned(magnitude: Double) throws {
         var learner = GravityScaleLearner()
         var learnedAt: Double?
@@ -49,7 +53,8 @@ struct GravityScaleLearnerTests {
         var incoherent = GravityScaleLearner()
         incoherent.steadyCoherence = 0
         for step in 0..<500 {
-            _ = incoherent.process(time: Double(step) * 0.04, reading: (step / 4) % 2 == 0 ? Vector3(0, -9.81, 0) : Vector3(9.81, 0, 0))
+            _ = incoherent.process(
+                time: Double(step) * 0.04, reading: (step / 4) % 2 == 0 ? Vector3(0, -9.81, 0) : Vector3(9.81, 0, 0))
         }
         #expect(incoherent.factor > 1.3)
     }
@@ -61,10 +66,13 @@ struct GravityScaleLearnerTests {
         for index in 0..<200 {
             let angle = Double(index) * 2 * .pi / 180
             let length = 25.0 * (1 + 0.05 * sin(Double(index)))
-            _ = learner.process(time: Double(index) / 25, reading: Vector3(length * sin(angle), -length * cos(angle), 0))
+            _ = learner.process(
+                time: Double(index) / 25, reading: Vector3(length * sin(angle), -length * cos(angle), 0))
         }
         // Half a second of a biased sensor falling: a steady small vector, too short to count.
-        for (time, reading) in Self.still(Vector3(0.1, 0.2, 0.3), from: 10, seconds: 0.5) { _ = learner.process(time: time, reading: reading) }
+        for (time, reading) in Self.still(Vector3(0.1, 0.2, 0.3), from: 10, seconds: 0.5) {
+            _ = learner.process(time: time, reading: reading)
+        }
         #expect(learner.factor == 1)
     }
 
@@ -80,10 +88,14 @@ struct GravityScaleLearnerTests {
     @Test("a wrong measurement is corrected by the next rest; forgetting the sensor forgets the factor")
     func relearnAndForget() throws {
         var learner = GravityScaleLearner()
-        for (time, reading) in Self.still(Vector3(0, 0, -100), seconds: 2) { _ = learner.process(time: time, reading: reading) }
+        for (time, reading) in Self.still(Vector3(0, 0, -100), seconds: 2) {
+            _ = learner.process(time: time, reading: reading)
+        }
         #expect(abs(learner.factor - 0.0981) < 1e-9)
         // The scale attribute is fixed: the sensor now reads the truth, which the old factor shrinks.
-        for (time, reading) in Self.still(Vector3(0, 0, -9.81), from: 2, seconds: 2) { _ = learner.process(time: time, reading: reading) }
+        for (time, reading) in Self.still(Vector3(0, 0, -9.81), from: 2, seconds: 2) {
+            _ = learner.process(time: time, reading: reading)
+        }
         #expect(abs(learner.factor - 1) < 1e-9)
         learner.restart(forgetFactor: true)
         #expect(learner.factor == 1 && learner.measurement == nil)

@@ -9,7 +9,9 @@ import Glibc
 struct HingeDetectorTests {
     /// The two readings of a convertible opened to `degrees` with its base tilted `pitch` degrees
     /// about the hinge (0: flat on a desk), the hinge horizontal; `hingeTilt` raises it towards vertical.
-    static func readings(_ degrees: Double, pitch: Double = 0, hingeTilt: Double = 0) -> (display: Vector3, base: Vector3) {
+    static func readings(
+        _ degrees: Double, pitch: Double = 0, hingeTilt: Double = 0
+    ) -> (display: Vector3, base: Vector3) {
         let g = 9.81, radians = { (d: Double) in d * .pi / 180 }
         let x = g * sin(radians(hingeTilt)), planar = g * cos(radians(hingeTilt))
         let base = Vector3(x, planar * sin(radians(pitch)), planar * cos(radians(pitch)))
@@ -19,8 +21,10 @@ struct HingeDetectorTests {
     }
 
     /// Feeds both sensors at 25 Hz for `seconds` from `start`; returns every event.
-    static func hold(_ detector: inout HingeDetector, _ degrees: Double, from start: Double, seconds: Double = 1,
-                     pitch: Double = 0, hingeTilt: Double = 0) -> [HingeEvent] {
+    static func hold(
+        _ detector: inout HingeDetector, _ degrees: Double, from start: Double, seconds: Double = 1,
+        pitch: Double = 0, hingeTilt: Double = 0
+    ) -> [HingeEvent] {
         let (display, base) = readings(degrees, pitch: pitch, hingeTilt: hingeTilt)
         var events: [HingeEvent] = []
         for time in stride(from: start, to: start + seconds, by: 0.04) {
@@ -51,11 +55,15 @@ struct HingeDetectorTests {
     @Test("closed and folded back read alike: the angle stays continuous through 0° and 360°")
     func continuity() {
         var closing = HingeDetector()
-        for (step, degrees) in [90.0, 45, 20, 5, 1].enumerated() { _ = Self.hold(&closing, degrees, from: Double(step)) }
+        for (step, degrees) in [90.0, 45, 20, 5, 1].enumerated() {
+            _ = Self.hold(&closing, degrees, from: Double(step))
+        }
         #expect(closing.mode == .laptop)
         #expect((closing.reportedAngle ?? 99) < 3)
         var folding = HingeDetector()
-        for (step, degrees) in [120.0, 200, 260, 320, 355, 359].enumerated() { _ = Self.hold(&folding, degrees, from: Double(step)) }
+        for (step, degrees) in [120.0, 200, 260, 320, 355, 359].enumerated() {
+            _ = Self.hold(&folding, degrees, from: Double(step))
+        }
         #expect(folding.mode == .tablet)
         #expect((folding.reportedAngle ?? 0) > 355)
     }
@@ -81,7 +89,9 @@ struct HingeDetectorTests {
         #expect(closed.mode == .laptop)
         // While the angle is followed the switch is not trusted over it (a magnet in tablet mode).
         var folded = HingeDetector()
-        for (step, degrees) in [120.0, 200, 260, 320].enumerated() { _ = Self.hold(&folded, degrees, from: Double(step)) }
+        for (step, degrees) in [120.0, 200, 260, 320].enumerated() {
+            _ = Self.hold(&folded, degrees, from: Double(step))
+        }
         folded.lidSwitch(closed: true)
         _ = Self.hold(&folded, 350, from: 4)
         #expect(folded.mode == .tablet)
@@ -92,7 +102,9 @@ struct HingeDetectorTests {
         #expect(wide.mode == .laptop && abs((wide.reportedAngle ?? 0) - 110) < 0.5)
     }
 
-    @Test("a hinge-angle sensor's reading is the angle, unambiguous at 0°/360°; the accelerometers stand in when it is silent")
+    @Test(
+        "a hinge-angle sensor's reading is the angle, unambiguous at 0°/360°; the accelerometers stand in when it is silent"
+    )
     func measuredAngle() {
         var detector = HingeDetector()
         var events: [HingeEvent] = []
@@ -101,10 +113,15 @@ struct HingeDetectorTests {
         // Its angle wins over the accelerometers while it reads (theirs is 2° off).
         _ = Self.hold(&detector, 356, from: 1, seconds: 0.3)
         #expect(detector.reportedAngle == 358)
-        #expect(detector.processMeasured(time: 1.35, degrees: nil) == [.angle(nil)], "unreliable: unknown, the mode holds")
-        #expect(detector.mode == .tablet && detector.unobservable(at: 1.35) == "the hinge sensor reports its angle unreliable")
+        #expect(
+            detector.processMeasured(time: 1.35, degrees: nil) == [.angle(nil)], "unreliable: unknown, the mode holds")
+        #expect(
+            detector.mode == .tablet
+                && detector.unobservable(at: 1.35) == "the hinge sensor reports its angle unreliable")
         // Silent past stale-after: the accelerometers decide, continuing from its last angle.
-        for (step, degrees) in [356.0, 300, 220, 150, 110].enumerated() { _ = Self.hold(&detector, degrees, from: 2 + Double(step)) }
+        for (step, degrees) in [356.0, 300, 220, 150, 110].enumerated() {
+            _ = Self.hold(&detector, degrees, from: 2 + Double(step))
+        }
         #expect(abs((detector.reportedAngle ?? 0) - 110) < 1)
         #expect(detector.mode == .laptop)
         var closed = HingeDetector()
@@ -129,7 +146,9 @@ struct HingeDetectorTests {
         _ = Self.hold(&detector, 110, from: 0)
         let (display, _) = Self.readings(300)
         var events: [HingeEvent] = []
-        for time in stride(from: 1.0, to: 2.0, by: 0.04) { events += detector.process(time: time, location: .display, reading: display) }
+        for time in stride(from: 1.0, to: 2.0, by: 0.04) {
+            events += detector.process(time: time, location: .display, reading: display)
+        }
         #expect(events.contains(.angle(nil)))
         #expect(detector.mode == .laptop)
     }

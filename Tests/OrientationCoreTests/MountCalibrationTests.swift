@@ -41,7 +41,9 @@ struct CalibratingPerson {
     }
 
     /// Turns to `pose` (a few degrees off it) over `seconds`, shaking as hands do, then holds it.
-    mutating func turn(to pose: DeviceOrientation, over seconds: Double = 1.2, hold seconds2: Double = 1.6, offBy degrees: Double = 6) {
+    mutating func turn(
+        to pose: DeviceOrientation, over seconds: Double = 1.2, hold seconds2: Double = 1.6, offBy degrees: Double = 6
+    ) {
         let target = Self.tilted(pose.gravityReading! * 9.81, by: degrees, seed: random())
         let steps = Int(seconds * 25)
         for step in 1...steps {
@@ -81,11 +83,14 @@ struct CalibratingPerson {
 
 @Suite("Mount calibration")
 struct MountCalibrationTests {
-    @Test("every signed permutation, proper and improper, is found from a person's poses", arguments: MountMatrix.signedPermutations)
+    @Test(
+        "every signed permutation, proper and improper, is found from a person's poses",
+        arguments: MountMatrix.signedPermutations)
     func findsEveryMounting(mounting: MountMatrix) throws {
         var person = CalibratingPerson(mounting: mounting)
         person.doTheWizard()
-        let captures = try #require(person.captures, "finished: \(person.events.filter { if case .stillness = $0 { false } else { true } })")
+        let captures = try #require(
+            person.captures, "finished: \(person.events.filter { if case .stillness = $0 { false } else { true } })")
         #expect(captures.map(\.pose) == [.portrait, .landscapeLeft, .faceUp])
         #expect(person.rejections.isEmpty, "the pose still held while reading the prompt is no second attempt")
         let fit = try #require(MountFit.fit(captures))
@@ -108,7 +113,8 @@ struct MountCalibrationTests {
             #expect((found - truth).magnitude < 0.2, "\(fit.matrix.text) vs \(mounting.text)")
         }
         #expect(fit.worstError < 10)
-        #expect(fit.matrix.rows[0].dot(fit.matrix.rows[1].cross(fit.matrix.rows[2])) < 0, "a reflection stays a reflection")
+        #expect(
+            fit.matrix.rows[0].dot(fit.matrix.rows[1].cross(fit.matrix.rows[2])) < 0, "a reflection stays a reflection")
     }
 
     @Test("the pose the device rests in when the wizard starts is not taken as the first")
@@ -120,7 +126,8 @@ struct MountCalibrationTests {
         // Picked up, turned away and back: now it counts.
         person.turn(to: .faceUp, hold: 0.4)
         person.turn(to: .portrait)
-        #expect(person.events.contains(.captured(.portrait, person.capture.captures.first?.reading ?? Vector3(0, 0, 0))))
+        #expect(
+            person.events.contains(.captured(.portrait, person.capture.captures.first?.reading ?? Vector3(0, 0, 0))))
     }
 
     @Test("a tap on the table is not a turn")
@@ -164,9 +171,11 @@ struct MountCalibrationTests {
 
     @Test("captures along only two axes fix no matrix")
     func twoAxesAreNotEnough() {
-        let captures = [PoseCapture.Capture(pose: .portrait, reading: Vector3(0, -9.81, 0)),
-                        PoseCapture.Capture(pose: .portraitUpsideDown, reading: Vector3(0, 9.81, 0)),
-                        PoseCapture.Capture(pose: .landscapeLeft, reading: Vector3(-9.81, 0, 0))]
+        let captures = [
+            PoseCapture.Capture(pose: .portrait, reading: Vector3(0, -9.81, 0)),
+            PoseCapture.Capture(pose: .portraitUpsideDown, reading: Vector3(0, 9.81, 0)),
+            PoseCapture.Capture(pose: .landscapeLeft, reading: Vector3(-9.81, 0, 0)),
+        ]
         #expect(MountFit.fit(captures) == nil, "z's sign would be a guess")
         let third = PoseCapture.Capture(pose: .faceUp, reading: Vector3(0, 0, -9.81))
         #expect(MountFit.fit(captures + [third])?.matrix == .identity)

@@ -3,12 +3,14 @@ import Testing
 
 @Suite("MountMatrix")
 struct MountMatrixTests {
-    @Test("parses the udev and sysfs spellings", arguments: [
-        "0, -1, 0; -1, 0, 0; 0, 0, -1",
-        "0,-1,0;-1,0,0;0,0,-1",
-        "0, -1, 0; -1, 0, 0; 0, 0, -1\n",
-        "  0.0, -1.0, 0 ;-1, 0, 0;0, 0,-1e0 ",
-    ])
+    @Test(
+        "parses the udev and sysfs spellings",
+        arguments: [
+            "0, -1, 0; -1, 0, 0; 0, 0, -1",
+            "0,-1,0;-1,0,0;0,0,-1",
+            "0, -1, 0; -1, 0, 0; 0, 0, -1\n",
+            "  0.0, -1.0, 0 ;-1, 0, 0;0, 0,-1e0 ",
+        ])
     func parses(text: String) throws {
         let matrix = try MountMatrix(parsing: text)
         #expect(matrix.rows == [Vector3(0, -1, 0), Vector3(-1, 0, 0), Vector3(0, 0, -1)])
@@ -29,20 +31,22 @@ struct MountMatrixTests {
         #expect(matrix.text == "0.5, 0, 0; 0, 1, 0; 0, 0, 1")
     }
 
-    @Test("rejects malformed text and quotes it", arguments: [
-        ("1, 0, 0; 0, 1, 0", MountMatrixError.Reason.rowCount(2)),
-        ("1, 0, 0; 0, 1, 0; 0, 0, 1; 1, 1, 1", .rowCount(4)),
-        ("", .rowCount(1)),
-        ("1, 0; 0, 1, 0; 0, 0, 1", .columnCount(row: 1, found: 2)),
-        ("1, 0, 0; 0, 1, 0, 0; 0, 0, 1", .columnCount(row: 2, found: 4)),
-        ("1, 0, 0; 0, x, 0; 0, 0, 1", .notANumber(row: 2, entry: "x")),
-        ("1, 0, 0; 0, 1, 0; 0, 0, nan", .notANumber(row: 3, entry: "nan")),
-        ("1, 0, 0; 0, inf, 0; 0, 0, 1", .notANumber(row: 2, entry: "inf")),
-        ("1, 0, 0; 0, , 0; 0, 0, 1", .notANumber(row: 2, entry: "")),
-        ("0x1, 0, 0; 0, 1, 0; 0, 0, 1", .notANumber(row: 1, entry: "0x1")),
-        ("1, 0, 0; 0, 0, 0; 0, 0, 1", .zeroRow(row: 2)),
-        ("0, 0, 0; 0, 1, 0; 0, 0, 1", .zeroRow(row: 1)),
-    ])
+    @Test(
+        "rejects malformed text and quotes it",
+        arguments: [
+            ("1, 0, 0; 0, 1, 0", MountMatrixError.Reason.rowCount(2)),
+            ("1, 0, 0; 0, 1, 0; 0, 0, 1; 1, 1, 1", .rowCount(4)),
+            ("", .rowCount(1)),
+            ("1, 0; 0, 1, 0; 0, 0, 1", .columnCount(row: 1, found: 2)),
+            ("1, 0, 0; 0, 1, 0, 0; 0, 0, 1", .columnCount(row: 2, found: 4)),
+            ("1, 0, 0; 0, x, 0; 0, 0, 1", .notANumber(row: 2, entry: "x")),
+            ("1, 0, 0; 0, 1, 0; 0, 0, nan", .notANumber(row: 3, entry: "nan")),
+            ("1, 0, 0; 0, inf, 0; 0, 0, 1", .notANumber(row: 2, entry: "inf")),
+            ("1, 0, 0; 0, , 0; 0, 0, 1", .notANumber(row: 2, entry: "")),
+            ("0x1, 0, 0; 0, 1, 0; 0, 0, 1", .notANumber(row: 1, entry: "0x1")),
+            ("1, 0, 0; 0, 0, 0; 0, 0, 1", .zeroRow(row: 2)),
+            ("0, 0, 0; 0, 1, 0; 0, 0, 1", .zeroRow(row: 1)),
+        ])
     func rejects(text: String, reason: MountMatrixError.Reason) {
         #expect(throws: MountMatrixError(text: text, reason: reason)) { try MountMatrix(parsing: text) }
         do {

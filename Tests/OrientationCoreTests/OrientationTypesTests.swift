@@ -5,12 +5,14 @@ import Testing
 struct OrientationTypesTests {
     @Test("wire names are exactly the camelCase names")
     func wireNames() {
-        #expect(DeviceOrientation.allCases.map(\.rawValue) == [
-            "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight", "faceUp", "faceDown",
-        ])
-        #expect(InterfaceOrientation.allCases.map(\.rawValue) == [
-            "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight",
-        ])
+        #expect(
+            DeviceOrientation.allCases.map(\.rawValue) == [
+                "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight", "faceUp", "faceDown",
+            ])
+        #expect(
+            InterfaceOrientation.allCases.map(\.rawValue) == [
+                "unknown", "portrait", "portraitUpsideDown", "landscapeLeft", "landscapeRight",
+            ])
     }
 
     @Test("UIKit raw values (resolver.md §2.1, §2.2)")

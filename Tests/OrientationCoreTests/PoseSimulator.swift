@@ -74,7 +74,9 @@ struct PoseSimulator {
         let count = max(1, Int((seconds * rate).rounded()))
         for step in 1...count {
             let f = Double(step) / Double(count)
-            feed(Pose(angle: from.angle + (to.angle - from.angle) * f, tilt: from.tilt + (to.tilt - from.tilt) * f).reading())
+            feed(
+                Pose(angle: from.angle + (to.angle - from.angle) * f, tilt: from.tilt + (to.tilt - from.tilt) * f)
+                    .reading())
         }
     }
 

@@ -8,14 +8,19 @@ private func resolver(
     window: InterfaceOrientationMask? = nil, capability: InterfaceOrientationMask = .all, lock: Bool = false,
     notifications: Int = 1, presented: [Presentation] = []
 ) -> InterfaceOrientationResolver {
-    InterfaceOrientationResolver(state: ResolverState(
-        profile: profile, idiom: idiom, infoPlistMask: infoPlist, windowMask: window, deviceSupportedMask: capability,
-        lock: lock, deviceNotificationCount: notifications, physicalDevice: device, interface: interface, root: root,
-        presented: presented))
+    InterfaceOrientationResolver(
+        state: ResolverState(
+            profile: profile, idiom: idiom, infoPlistMask: infoPlist, windowMask: window,
+            deviceSupportedMask: capability,
+            lock: lock, deviceNotificationCount: notifications, physicalDevice: device, interface: interface,
+            root: root,
+            presented: presented))
 }
 
-private let portraitOnly = PresentationNode.scene("P", supported: .portrait, shouldAutorotate: false, preferred: .portrait)
-private let landscapeLeftOnly = PresentationNode.scene("L", supported: .landscapeLeft, shouldAutorotate: true, preferred: .landscapeLeft)
+private let portraitOnly = PresentationNode.scene(
+    "P", supported: .portrait, shouldAutorotate: false, preferred: .portrait)
+private let landscapeLeftOnly = PresentationNode.scene(
+    "L", supported: .landscapeLeft, shouldAutorotate: true, preferred: .landscapeLeft)
 private let anyScene = PresentationNode.scene("X")
 
 @Suite("Resolver: masks")
@@ -23,7 +28,8 @@ struct ResolverMaskTests {
     @Test("the three layers intersect: all ∩ window landscape ∩ scene landscapeRight")
     func threeLayers() {
         var r = resolver(.scene("A", supported: .landscapeRight), window: .landscape)
-        #expect(r.apply(.deviceOrientation(.landscapeRight)).interfaceChange == nil)  // interface landscapeLeft: not in the mask
+        // interface landscapeLeft: not in the mask
+        #expect(r.apply(.deviceOrientation(.landscapeRight)).interfaceChange == nil)
         #expect(r.apply(.deviceOrientation(.landscapeLeft)).interfaceChange?.to == .landscapeRight)
     }
 
@@ -59,7 +65,8 @@ struct ResolverMaskTests {
         #expect(rotating.state.physicalDevice == .landscapeLeft)  // the reading is a fact, kept
         #expect(rotating.state.interface == .portrait)
 
-        var fixed = resolver(.scene("A", supported: .portraitUpsideDown, shouldAutorotate: false), infoPlist: .allButUpsideDown)
+        var fixed = resolver(
+            .scene("A", supported: .portraitUpsideDown, shouldAutorotate: false), infoPlist: .allButUpsideDown)
         #expect(fixed.apply(.deviceOrientation(.landscapeLeft)).error == nil)
     }
 
@@ -148,8 +155,9 @@ struct ResolverContainerTests {
 
     @Test("push goes to the topmost level, presented or not")
     func pushIntoPresentation() {
-        var r = resolver(.navigation("root", stack: [anyScene]),
-                         presented: [Presentation(node: .navigation("modal", stack: [.scene("M")]), fullScreen: true)])
+        var r = resolver(
+            .navigation("root", stack: [anyScene]),
+            presented: [Presentation(node: .navigation("modal", stack: [.scene("M")]), fullScreen: true)])
         _ = r.apply(.push(.scene("N")))
         #expect(r.state.presented[0].node.children.map(\.id) == ["M", "N"])
         #expect(r.state.decider.id == "N")
@@ -174,13 +182,16 @@ struct ResolverPresentationTests {
         #expect(outcome.error == .preferredNotSupported)
         #expect(r.state.presented.isEmpty)
         #expect(r.state.interface == .portrait)
-        #expect(r.apply(.present(.scene("E", supported: .portraitUpsideDown, preferred: .portraitUpsideDown))).error == nil)
+        #expect(
+            r.apply(.present(.scene("E", supported: .portraitUpsideDown, preferred: .portraitUpsideDown))).error == nil)
     }
 
     @Test("an explicit preferred outside the mask, and an empty mask, are rejected")
     func presentationErrors() {
         var r = resolver(anyScene, infoPlist: .allButUpsideDown)
-        #expect(r.apply(.present(.scene("Q", supported: .portrait, preferred: .landscapeLeft))).error == .preferredNotSupported)
+        #expect(
+            r.apply(.present(.scene("Q", supported: .portrait, preferred: .landscapeLeft))).error
+                == .preferredNotSupported)
         #expect(r.apply(.present(.scene("E", supported: .portraitUpsideDown))).error == .emptyMask)
         #expect(r.state.presented.isEmpty)
     }
@@ -204,8 +215,9 @@ struct ResolverPresentationTests {
     @Test("dismiss: device first, then keep, then preferred, then the canonical order")
     func dismissOrder() {
         // Device landscape and supported by the revealed root: adopt it, ignoring shouldAutorotate.
-        var deviceFirst = resolver(.scene("R", shouldAutorotate: false), device: .landscapeLeft,
-                                   presented: [Presentation(node: portraitOnly)])
+        var deviceFirst = resolver(
+            .scene("R", shouldAutorotate: false), device: .landscapeLeft,
+            presented: [Presentation(node: portraitOnly)])
         #expect(deviceFirst.apply(.dismiss).interfaceChange?.to == .landscapeRight)
 
         // Device upside-down (unsupported on phone), interface portrait supported: keep.
@@ -213,10 +225,12 @@ struct ResolverPresentationTests {
         #expect(keep.apply(.dismiss).interfaceChange == nil)
 
         // Nothing fits: canonical order portrait, landscapeRight, landscapeLeft, upside-down.
-        var canonical = resolver(.scene("R", supported: .landscape), device: .faceUp, presented: [Presentation(node: portraitOnly)])
+        var canonical = resolver(
+            .scene("R", supported: .landscape), device: .faceUp, presented: [Presentation(node: portraitOnly)])
         #expect(canonical.apply(.dismiss).interfaceChange?.to == .landscapeRight)
-        var preferred = resolver(.scene("R", supported: .landscape, preferred: .landscapeLeft), device: .faceUp,
-                                 presented: [Presentation(node: portraitOnly)])
+        var preferred = resolver(
+            .scene("R", supported: .landscape, preferred: .landscapeLeft), device: .faceUp,
+            presented: [Presentation(node: portraitOnly)])
         #expect(preferred.apply(.dismiss).interfaceChange?.to == .landscapeLeft)
     }
 }
@@ -318,7 +332,9 @@ struct ResolverNotificationTests {
     @Test("device changes are reported for all seven values while notifications are on")
     func deviceChanges() {
         var r = resolver(anyScene)
-        #expect(r.apply(.deviceOrientation(.faceDown)).deviceChange == EffectiveDeviceChange(from: .portrait, to: .faceDown))
+        #expect(
+            r.apply(.deviceOrientation(.faceDown)).deviceChange == EffectiveDeviceChange(from: .portrait, to: .faceDown)
+        )
         #expect(r.apply(.deviceOrientation(.faceDown)).deviceChange == nil)
     }
 }
@@ -342,7 +358,9 @@ struct ResolverRequestTests {
         #expect(r.apply(.updateScene(id: "A", supported: .set(.allButUpsideDown))).interfaceChange == nil)
         #expect(r.state.interface == .portrait)
         #expect(r.apply(.attemptRotation).interfaceChange?.to == .landscapeRight)
-        #expect(r.apply(.updateScene(id: "nope", shouldAutorotate: .set(false))).error == ResolverError(.invalidAction, .unknownScene))
+        #expect(
+            r.apply(.updateScene(id: "nope", shouldAutorotate: .set(false))).error
+                == ResolverError(.invalidAction, .unknownScene))
     }
 
     @Test("updateScene changes only the given settings; null restores the default")
@@ -365,7 +383,8 @@ struct ResolverRequestTests {
         #expect(device.apply(.launch).interfaceChange?.to == .landscapeLeft)
         var canonical = resolver(.scene("A", supported: .landscape), interface: .unknown, device: .faceUp)
         #expect(canonical.apply(.launch).interfaceChange?.to == .landscapeRight)
-        var empty = resolver(.scene("A", supported: .portraitUpsideDown), interface: .unknown, infoPlist: .allButUpsideDown)
+        var empty = resolver(
+            .scene("A", supported: .portraitUpsideDown), interface: .unknown, infoPlist: .allButUpsideDown)
         #expect(empty.apply(.launch).error == .emptyMask)
         #expect(empty.state.interface == .unknown)
     }
@@ -398,7 +417,9 @@ struct ResolverIOS16Tests {
     @Test("forced rotation is a geometry request: it can be denied, and ignores shouldAutorotate")
     func forceIsGeometry() {
         var r = resolver(portraitOnly, profile: .ios16)
-        #expect(r.apply(.forceRotation(.landscapeLeft)).error == ResolverError(.geometryRequestDenied, .noRequestedOrientationSupported))
+        #expect(
+            r.apply(.forceRotation(.landscapeLeft)).error
+                == ResolverError(.geometryRequestDenied, .noRequestedOrientationSupported))
         var ok = resolver(.scene("A", shouldAutorotate: false), profile: .ios16)
         #expect(ok.apply(.forceRotation(.landscapeLeft)).interfaceChange?.to == .landscapeLeft)
     }
@@ -407,10 +428,13 @@ struct ResolverIOS16Tests {
     func geometry() {
         var r = resolver(anyScene, device: .landscapeLeft, lock: true)
         #expect(r.apply(.requestGeometryUpdate([])).error == ResolverError(.geometryRequestUnsupported, .emptyRequest))
-        #expect(r.apply(.requestGeometryUpdate(.allButUpsideDown)) == ResolverOutcome())  // portrait is allowed: no change
-        #expect(r.apply(.requestGeometryUpdate(.landscape)).interfaceChange?.to == .landscapeRight)  // pinned device is portrait: pick
+        // portrait is allowed: no change
+        #expect(r.apply(.requestGeometryUpdate(.allButUpsideDown)) == ResolverOutcome())
+        // pinned device is portrait: pick
+        #expect(r.apply(.requestGeometryUpdate(.landscape)).interfaceChange?.to == .landscapeRight)
         var unlocked = resolver(anyScene, device: .landscapeRight)
-        #expect(unlocked.apply(.requestGeometryUpdate(.landscape)).interfaceChange?.to == .landscapeLeft)  // the device's
+        // the device's
+        #expect(unlocked.apply(.requestGeometryUpdate(.landscape)).interfaceChange?.to == .landscapeLeft)
         var empty = resolver(.scene("E", supported: .portraitUpsideDown), infoPlist: .allButUpsideDown)
         #expect(empty.apply(.requestGeometryUpdate(.all)).error == .emptyMask)
     }

@@ -13,11 +13,15 @@ struct SamplingPaceTests {
             let time = Double(step) * 0.04
             // Noise of a few hundredths of g; the detector settles at 0.5 s.
             let noise = Vector3(0.02 * Double(step % 3), -0.03 * Double(step % 2), 0.01)
-            if let change = pace.observe(Self.upright + noise, at: time, detectorSettled: time >= 0.5) { changes.append((time, change)) }
+            if let change = pace.observe(Self.upright + noise, at: time, detectorSettled: time >= 0.5) {
+                changes.append((time, change))
+            }
         }
         #expect(changes.count == 1)
         #expect(changes.first?.1 == .rest)
-        #expect(abs((changes.first?.0 ?? 0) - 0.52) < 1e-9, "settled at 0.5 s, then the next reading (0.5 s of steady ones by then)")
+        #expect(
+            abs((changes.first?.0 ?? 0) - 0.52) < 1e-9,
+            "settled at 0.5 s, then the next reading (0.5 s of steady ones by then)")
         #expect(pace.interval == 1 / 1.9, "the default rest rate")
     }
 

@@ -13,7 +13,9 @@ struct TiltClassifierTests {
         return Vector3(0, -g * cos(radians), -g * sin(radians))
     }
 
-    @Test("upright, tilted and flat, either way, with iio-sensor-proxy's boundaries and the sign that is physically right")
+    @Test(
+        "upright, tilted and flat, either way, with iio-sensor-proxy's boundaries and the sign that is physically right"
+    )
     func classes() {
         let expected: [(Double, ScreenTilt)] = [
             (0, .vertical), (19, .vertical), (30, .tiltedUp), (69, .tiltedUp), (80, .faceUp), (90, .faceUp),

@@ -6,7 +6,9 @@ import Testing
 /// value is refused with a reason that quotes it, so the log line names it.
 @Suite("Light and proximity attribute text")
 struct AttributeConversionTests {
-    func convert(_ text: String, _ conversion: AttributeConversion) -> Result<SensorReading, AttributePoller.ValueProblem> {
+    func convert(
+        _ text: String, _ conversion: AttributeConversion
+    ) -> Result<SensorReading, AttributePoller.ValueProblem> {
         var proximity: ProximityHysteresis? = nil
         return AttributePoller.convert(text, conversion, proximity: &proximity)
     }
@@ -45,7 +47,9 @@ struct AttributeConversionTests {
     @Test("proximity: near above the level, far only below it by the margin; text refused; no level, no reading")
     func proximity() {
         var hysteresis: ProximityHysteresis? = ProximityHysteresis(nearLevel: 100)
-        func read(_ text: String) -> SensorReading? { try? AttributePoller.convert(text, .proximity(nearLevel: 100), proximity: &hysteresis).get() }
+        func read(_ text: String) -> SensorReading? {
+            try? AttributePoller.convert(text, .proximity(nearLevel: 100), proximity: &hysteresis).get()
+        }
         #expect(read("10") == .proximity(near: false))
         #expect(read("101") == .proximity(near: true))
         #expect(read("95") == .proximity(near: true), "within the margin below the level: still near")

@@ -40,12 +40,20 @@ struct ProtocolTests {
     @Test("requests need an object with a number or string id and a string op")
     func parsing() {
         func parse(_ text: String) -> Result<Request, Request.Rejection> { Request.parse(ByteBuffer(string: text)) }
-        guard case .success(let request) = parse(#"{"id": "a", "op": "get", "x": 1}"#) else { Issue.record("refused"); return }
+        guard case .success(let request) = parse(#"{"id": "a", "op": "get", "x": 1}"#) else {
+            Issue.record("refused")
+            return
+        }
         #expect(request.id == "a")
         #expect(request.op == "get")
-        for (text, id) in [("[]", JSONValue.null), ("nonsense", .null), (#"{"op":"get"}"#, .null), (#"{"id":true,"op":"get"}"#, .null),
-                           (#"{"id":5}"#, .number(5)), (#"{"id":5,"op":7}"#, .number(5))] {
-            guard case .failure(let rejection) = parse(text) else { Issue.record("accepted \(text)"); continue }
+        for (text, id) in [
+            ("[]", JSONValue.null), ("nonsense", .null), (#"{"op":"get"}"#, .null), (#"{"id":true,"op":"get"}"#, .null),
+            (#"{"id":5}"#, .number(5)), (#"{"id":5,"op":7}"#, .number(5)),
+        ] {
+            guard case .failure(let rejection) = parse(text) else {
+                Issue.record("accepted \(text)")
+                continue
+            }
             #expect(rejection.id == id, "\(text)")
             #expect(rejection.error.code == .badRequest)
         }
@@ -53,13 +61,20 @@ struct ProtocolTests {
 
     @Test("the state reads back from its JSON")
     func stateRoundTrip() throws {
-        var state = DaemonState(device: .faceUp, interface: .landscapeLeft, sensor: .active, locked: true, sensorName: "iio:device0")
+        var state = DaemonState(
+            device: .faceUp, interface: .landscapeLeft, sensor: .active, locked: true, sensorName: "iio:device0")
         #expect(try DaemonState(json: JSONReader(state.json)) == state)
         state.sensor = .failed
-        state.faults = [SensorFaultState(kind: "axis-stuck", device: "iio:device0", detail: "the z axis…", since: "2026-11-26T08:01:02Z"),
-                        SensorFaultState(kind: "read-failed", device: "iio:device0", detail: "EIO", since: "2026-11-26T08:01:03Z")]
+        state.faults = [
+            SensorFaultState(
+                kind: "axis-stuck", device: "iio:device0", detail: "the z axis…", since: "2026-11-26T08:01:02Z"),
+            SensorFaultState(kind: "read-failed", device: "iio:device0", detail: "EIO", since: "2026-11-26T08:01:03Z"),
+        ]
         #expect(try DaemonState(json: JSONReader(state.json)) == state)
-        #expect(state.json.serialized.contains(#""faults":[{"kind":"axis-stuck","device":"iio:device0","detail":"the z axis…","since":"2026-11-26T08:01:02Z"}"#))
+        #expect(
+            state.json.serialized.contains(
+                #""faults":[{"kind":"axis-stuck","device":"iio:device0","detail":"the z axis…","since":"2026-11-26T08:01:02Z"}"#
+            ))
         // A server older than the field sends none: no faults, not an error.
         var older = state.json
         if case .object(let members) = older { older = .object(members.filter { $0.key != "faults" }) }
@@ -72,51 +87,71 @@ struct ProtocolTests {
     }
 
     func decode(_ text: String) -> Result<ClientRequest, ProtocolError> {
-        guard case .success(let request) = Request.parse(ByteBuffer(string: text)) else { return .failure(.badRequest("unparsed")) }
+        guard case .success(let request) = Request.parse(ByteBuffer(string: text)) else {
+            return .failure(.badRequest("unparsed"))
+        }
         return request.decode()
     }
 
     @Test("requests decode into the values the hub acts on")
     func decoding() throws {
         #expect(try decode(#"{"id":1,"op":"get"}"#).get() == .get)
-        #expect(try decode(#"{"id":1,"op":"subscribe","topics":["lock","device"]}"#).get() == .subscribe([.lock, .device]))
+        #expect(
+            try decode(#"{"id":1,"op":"subscribe","topics":["lock","device"]}"#).get() == .subscribe([.lock, .device]))
         #expect(try decode(#"{"id":1,"op":"lock","on":false}"#).get() == .lock(false))
-        #expect(try decode(#"{"id":1,"op":"system.setSupportedOrientations","mask":["portrait","landscapeLeft"]}"#).get()
+        #expect(
+            try decode(#"{"id":1,"op":"system.setSupportedOrientations","mask":["portrait","landscapeLeft"]}"#).get()
                 == .setSystemSupportedOrientations([.portrait, .landscapeLeft]))
         #expect(try decode(#"{"id":1,"op":"session.open"}"#).get() == .openSession(initial: nil))
-        #expect(try decode(#"{"id":1,"op":"scene.push","node":{"kind":"scene","id":"A"},"container":"nav"}"#).get()
+        #expect(
+            try decode(#"{"id":1,"op":"scene.push","node":{"kind":"scene","id":"A"},"container":"nav"}"#).get()
                 == .scene(.scenePush, .push(.scene("A"), container: "nav")))
         // scene.update names its scene `scene`, because `id` is the request's.
-        #expect(try decode(#"{"id":7,"op":"scene.update","scene":"A","preferred":null}"#).get()
+        #expect(
+            try decode(#"{"id":7,"op":"scene.update","scene":"A","preferred":null}"#).get()
                 == .scene(.sceneUpdate, .updateScene(id: "A", preferred: .set(nil))))
         for operation in Operation.allCases where operation.rawValue.hasPrefix("scene.") {
             #expect(operation.sceneActionType != nil, "\(operation)")
         }
     }
 
-    @Test("a bad request names the op or the field", arguments: [
-        (#"{"id":1,"op":"explode"}"#, "unknown-op", "unknown op \"explode\""),
-        (#"{"id":1,"op":"subscribe","topics":"device"}"#, "bad-request", "topics: expected an array"),
-        (#"{"id":1,"op":"subscribe","topics":["session"]}"#, "bad-request", "topics[0]: unknown topic \"session\""),
-        (#"{"id":1,"op":"lock"}"#, "bad-request", "on: missing"),
-        (#"{"id":1,"op":"system.setSupportedOrientations","mask":[]}"#, "bad-request", "mask must not be empty"),
-        (#"{"id":1,"op":"scene.update","preferred":"portrait"}"#, "bad-request", "scene.update: missing field scene"),
-        (#"{"id":1,"op":"scene.forceRotation","to":"unknown"}"#, "bad-request", "to: forceRotation cannot target unknown"),
-    ])
+    @Test(
+        "a bad request names the op or the field",
+        arguments: [
+            (#"{"id":1,"op":"explode"}"#, "unknown-op", "unknown op \"explode\""),
+            (#"{"id":1,"op":"subscribe","topics":"device"}"#, "bad-request", "topics: expected an array"),
+            (#"{"id":1,"op":"subscribe","topics":["session"]}"#, "bad-request", "topics[0]: unknown topic \"session\""),
+            (#"{"id":1,"op":"lock"}"#, "bad-request", "on: missing"),
+            (#"{"id":1,"op":"system.setSupportedOrientations","mask":[]}"#, "bad-request", "mask must not be empty"),
+            (
+                #"{"id":1,"op":"scene.update","preferred":"portrait"}"#, "bad-request",
+                "scene.update: missing field scene"
+            ),
+            (
+                #"{"id":1,"op":"scene.forceRotation","to":"unknown"}"#, "bad-request",
+                "to: forceRotation cannot target unknown"
+            ),
+        ])
     func refusals(text: String, code: String, message: String) {
-        guard case .failure(let error) = decode(text) else { Issue.record("accepted \(text)"); return }
+        guard case .failure(let error) = decode(text) else {
+            Issue.record("accepted \(text)")
+            return
+        }
         #expect(error.code.rawValue == code)
         #expect(error.message.contains(message), "\(error.message)")
     }
 
     /// docs/protocol.md, which clients read instead of the code.
-    static let document = try? String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/protocol.md"), encoding: .utf8)
+    static let document = try? String(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md"), encoding: .utf8)
 
     @Test("every op, topic and error code of the vocabulary is in docs/protocol.md")
     func documented() throws {
         let document = try #require(Self.document)
-        for operation in Operation.allCases { #expect(document.contains("`\(operation.rawValue)`"), "\(operation.rawValue)") }
+        for operation in Operation.allCases {
+            #expect(document.contains("`\(operation.rawValue)`"), "\(operation.rawValue)")
+        }
         for topic in Topic.allCases { #expect(document.contains("`\(topic.rawValue)`"), "\(topic.rawValue)") }
         for code in ProtocolErrorCode.protocolCodes + ResolverError.Code.allCases.map(ProtocolErrorCode.init) {
             #expect(document.contains("`\(code.rawValue)`"), "\(code.rawValue)")

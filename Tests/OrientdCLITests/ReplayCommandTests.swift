@@ -17,11 +17,15 @@ struct ReplayCommandTests {
         try lines.map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
     }
 
-    @Test("prints exactly the pipeline's changes as JSON lines", arguments: ["clean_rotations", "face_up_down", "mounted_rotated"])
+    @Test(
+        "prints exactly the pipeline's changes as JSON lines",
+        arguments: ["clean_rotations", "face_up_down", "mounted_rotated"])
     func sameAsPipeline(name: String) throws {
         let trace = try CorpusTrace(directory: Self.corpus, name: name)
-        let result = try OrientdProcess.run(["replay", Self.corpus.appendingPathComponent("\(name).csv").path,
-                                             "--mount-matrix", trace.mountMatrix.text])
+        let result = try OrientdProcess.run([
+            "replay", Self.corpus.appendingPathComponent("\(name).csv").path,
+            "--mount-matrix", trace.mountMatrix.text,
+        ])
         #expect(result.status == 0, "\(result.standardError)")
         let expected = trace.replay().map { Event(t: $0.time, orientation: $0.to) }
         #expect(!expected.isEmpty)
@@ -50,7 +54,8 @@ struct ReplayCommandTests {
         var text = ""
         for step in 0..<50 { text += "\(Double(step) / 25),0,-9.81,0\n" }
         let fast = try OrientdProcess.run(["replay", "-"], standardInput: text)
-        let slow = try OrientdProcess.run(["replay", "-", "--detector", "rest-window=1", "--detector", "settle-time=1.5"], standardInput: text)
+        let slow = try OrientdProcess.run(
+            ["replay", "-", "--detector", "rest-window=1", "--detector", "settle-time=1.5"], standardInput: text)
         let fastTime = try #require(try decode(fast.lines).first?.t)
         let slowTime = try #require(try decode(slow.lines).first?.t)
         #expect(fastTime < 0.2)
@@ -75,16 +80,21 @@ struct ReplayCommandTests {
         #expect(result.standardError.contains("/nonexistent/trace.csv"))
     }
 
-    @Test("a malformed mount matrix is quoted, exit 64", arguments: ["1, 0, 0; 0, 1, 0", "1, 0, 0; 0, 0, 0; 0, 0, 1", "a, b, c; d, e, f; g, h, i"])
+    @Test(
+        "a malformed mount matrix is quoted, exit 64",
+        arguments: ["1, 0, 0; 0, 1, 0", "1, 0, 0; 0, 0, 0; 0, 0, 1", "a, b, c; d, e, f; g, h, i"])
     func badMatrix(matrix: String) throws {
         let result = try OrientdProcess.run(["replay", "-", "--mount-matrix", matrix], standardInput: "")
         #expect(result.status == 64)
         #expect(result.standardError.contains("\"\(matrix)\""))
     }
 
-    @Test("an unknown or invalid detector parameter is named, exit 64", arguments: [
-        ("settle=1", "settle"), ("settle-time=soon", "settle-time"), ("face-exit-tilt=89", "face-exit-tilt"), ("settle-time", "name=value"),
-    ])
+    @Test(
+        "an unknown or invalid detector parameter is named, exit 64",
+        arguments: [
+            ("settle=1", "settle"), ("settle-time=soon", "settle-time"), ("face-exit-tilt=89", "face-exit-tilt"),
+            ("settle-time", "name=value"),
+        ])
     func badParameter(override: String, named: String) throws {
         let result = try OrientdProcess.run(["replay", "-", "--detector", override], standardInput: "")
         #expect(result.status == 64)

@@ -13,7 +13,9 @@ struct ServeCommandTests {
         let help = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for setting in DaemonSetting.all {
             guard let option = setting.option else { continue }
-            #expect(help.contains("--\(option)"), "--\(option) ([\(setting.table)] \(setting.key)) is not an option of serve")
+            #expect(
+                help.contains("--\(option)"),
+                "--\(option) ([\(setting.table)] \(setting.key)) is not an option of serve")
             let firstWords = setting.optionHelp.split(whereSeparator: \.isWhitespace).prefix(4).joined(separator: " ")
             #expect(help.contains(firstWords), "--\(option)'s help is not the table's: \(firstWords)")
         }
@@ -23,9 +25,13 @@ struct ServeCommandTests {
     func fixedValuesAreTyped() throws {
         // The settings whose values are one of a list: the table says which (its expected form).
         let choices = DaemonSetting.all.compactMap { setting -> (option: String, values: [String])? in
-            guard let option = setting.option, setting.expected.hasPrefix("a string: "), !setting.expected.contains("("),
-                  !setting.expected.contains("/") else { return nil }
-            let values = setting.expected.dropFirst("a string: ".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let option = setting.option, setting.expected.hasPrefix("a string: "),
+                !setting.expected.contains("("),
+                !setting.expected.contains("/")
+            else { return nil }
+            let values = setting.expected.dropFirst("a string: ".count).split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             return values.allSatisfy { !$0.contains(" ") } ? (option, values) : nil
         }
         #expect(choices.map(\.option).sorted() == ["acquisition", "dbus", "idiom", "log-level", "tablet-mode-switch"])
@@ -34,7 +40,9 @@ struct ServeCommandTests {
             let refused = try OrientdProcess.run(["serve", "--\(option)", "nonsense"])
             #expect(refused.status == 64, "--\(option) nonsense")
             #expect(values.allSatisfy(refused.standardError.contains), "--\(option): \(refused.standardError)")
-            #expect(completion.contains(values.map { "'\($0)'" }.joined(separator: "$'\\n'")), "bash completion of --\(option)")
+            #expect(
+                completion.contains(values.map { "'\($0)'" }.joined(separator: "$'\\n'")),
+                "bash completion of --\(option)")
         }
     }
 }

@@ -15,7 +15,8 @@ struct VersionTests {
 
     @Test("the version is debian/changelog's")
     func matchesTheChangelog() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let changelog = try String(contentsOf: root.appendingPathComponent("debian/changelog"), encoding: .utf8)
         let firstLine = try #require(changelog.split(separator: "\n").first)
         #expect(firstLine.hasPrefix("orientd (\(orientdPackageVersion)) "), "debian/changelog begins: \(firstLine)")

@@ -21,8 +21,10 @@ struct FrozenReadingDetectorTests {
     }
 
     /// Feeds readings at 25 Hz from `start` for `seconds`; returns every change and the time of each.
-    static func play(_ detector: inout FrozenReadingDetector, from start: Double, seconds: Double,
-                     reading: (Double) -> (raw: Vector3, reading: Vector3)) -> [(Double, FrozenReadingDetector.Change)] {
+    static func play(
+        _ detector: inout FrozenReadingDetector, from start: Double, seconds: Double,
+        reading: (Double) -> (raw: Vector3, reading: Vector3)
+    ) -> [(Double, FrozenReadingDetector.Change)] {
         var changes: [(Double, FrozenReadingDetector.Change)] = []
         for step in 0..<Int(seconds * 25) {
             let time = start + Double(step) / 25
@@ -38,7 +40,8 @@ struct FrozenReadingDetectorTests {
         var fired: [String] = []
         for trial in 0..<300 {
             let bits = 6 + Int(random.next() % 11)
-            var part = SimulatedAccelerometer.quantised(bits: bits, rangeInG: bits == 6 ? 1.5 : 2, noiseInG: random.uniform(0, 0.01))
+            var part = SimulatedAccelerometer.quantised(
+                bits: bits, rangeInG: bits == 6 ? 1.5 : 2, noiseInG: random.uniform(0, 0.01))
             if bits >= 12, random.unit() < 0.5 { part.changeSensitivity = random.uniform(0.005, 0.05) * Self.g }
             if random.unit() < 0.3 { part.exactAxis = Int(random.next() % 3) }
             part.calibrate(gainError: 0.02, offsetInG: 0.03, random: &random)
@@ -65,7 +68,9 @@ struct FrozenReadingDetectorTests {
                     let truth = Self.g * down + (progress >= 1 ? push : 0) * sideways
                     let raw = part.measure(truth, random: &random)
                     for change in detector.observe(raw: raw, reading: part.countStep * raw, at: time) {
-                        fired.append("trial \(trial) (\(bits) bits, HID \(part.changeSensitivity.map { "\($0 / Self.g) g" } ?? "no")) at \(time) s: \(change)")
+                        fired.append(
+                            "trial \(trial) (\(bits) bits, HID \(part.changeSensitivity.map { "\($0 / Self.g) g" } ?? "no")) at \(time) s: \(change)"
+                        )
                     }
                     time += 0.04
                 }
@@ -79,7 +84,9 @@ struct FrozenReadingDetectorTests {
     func frozenAxisCaught() {
         var detector = FrozenReadingDetector()
         let step = 0.001 * Self.g  // 1 mg per count
-        func counts(_ vector: Vector3) -> Vector3 { Vector3((vector.x / step).rounded(), (vector.y / step).rounded(), (vector.z / step).rounded()) }
+        func counts(_ vector: Vector3) -> Vector3 {
+            Vector3((vector.x / step).rounded(), (vector.y / step).rounded(), (vector.z / step).rounded())
+        }
         // Upright: z truly 0. Then laid flat while z stays 0: the reading shrinks to nothing.
         var changes = Self.play(&detector, from: 0, seconds: 3) { _ in
             let raw = counts(Self.gravity(angle: 0, tilt: 0))
@@ -100,7 +107,9 @@ struct FrozenReadingDetectorTests {
             return
         }
         #expect(time >= 4 + 5 - 0.05 && time <= 4 + 5 + 1.1, "five rest seconds after the device stopped at 4 s")
-        #expect(detail.hasPrefix("the z axis has read 0.0 since before a rest that read 9.81 long; at rest now the reading is 4.9"))
+        #expect(
+            detail.hasPrefix(
+                "the z axis has read 0.0 since before a rest that read 9.81 long; at rest now the reading is 4.9"))
         #expect(detector.isAxisFrozen)
         // z moves again: the evidence is gone.
         let thawed = detector.observe(raw: Vector3(0, -500, -860), reading: step * Vector3(0, -500, -860), at: 11.5)
@@ -112,11 +121,13 @@ struct FrozenReadingDetectorTests {
     func frozenAxisTooLong() {
         var detector = FrozenReadingDetector()
         var changes = Self.play(&detector, from: 0, seconds: 3) { time in
-            let flat = Self.gravity(angle: 0, tilt: 90) + Vector3(0.01 * (time * 25).truncatingRemainder(dividingBy: 3), 0, 0)
+            let flat =
+                Self.gravity(angle: 0, tilt: 90) + Vector3(0.01 * (time * 25).truncatingRemainder(dividingBy: 3), 0, 0)
             return (flat, flat)
         }
         changes += Self.play(&detector, from: 3, seconds: 8) { time in
-            var upright = Self.gravity(angle: 0, tilt: 0) + Vector3(0.01 * (time * 25).truncatingRemainder(dividingBy: 3), 0, 0)
+            var upright =
+                Self.gravity(angle: 0, tilt: 0) + Vector3(0.01 * (time * 25).truncatingRemainder(dividingBy: 3), 0, 0)
             upright.z = -Self.g  // still what it read flat
             return (upright, upright)
         }
@@ -128,11 +139,14 @@ struct FrozenReadingDetectorTests {
         }
     }
 
-    @Test("emergency stops at 1.05 g for 4 s with the axes held (a 6-bit part in a quiet cradle): no fault, however many")
+    @Test(
+        "emergency stops at 1.05 g for 4 s with the axes held (a 6-bit part in a quiet cradle): no fault, however many")
     func brakingIsNoEvidence() {
         var detector = FrozenReadingDetector()
         let step = Self.g / 21.33
-        func counts(_ vector: Vector3) -> Vector3 { Vector3((vector.x / step).rounded(), (vector.y / step).rounded(), (vector.z / step).rounded()) }
+        func counts(_ vector: Vector3) -> Vector3 {
+            Vector3((vector.x / step).rounded(), (vector.y / step).rounded(), (vector.z / step).rounded())
+        }
         var changes: [(Double, FrozenReadingDetector.Change)] = []
         for cycle in 0..<6 {
             let start = Double(cycle) * 10
@@ -151,11 +165,14 @@ struct FrozenReadingDetectorTests {
         #expect(changes.isEmpty, "\(changes)")
     }
 
-    @Test("a whole reading frozen at 1.6 times gravity's length is declared after 10 s of it; one at gravity's length never")
+    @Test(
+        "a whole reading frozen at 1.6 times gravity's length is declared after 10 s of it; one at gravity's length never"
+    )
     func frozenReading() {
         var detector = FrozenReadingDetector()
         var changes = Self.play(&detector, from: 0, seconds: 3) { time in
-            let upright = Self.gravity(angle: 0, tilt: 0) + Vector3(0.02 * (time * 25).truncatingRemainder(dividingBy: 2), 0, 0)
+            let upright =
+                Self.gravity(angle: 0, tilt: 0) + Vector3(0.02 * (time * 25).truncatingRemainder(dividingBy: 2), 0, 0)
             return (upright, upright)
         }
         let frozen = Self.gravity(angle: 30, tilt: 10, length: 1.6 * Self.g)
@@ -180,7 +197,9 @@ struct FrozenReadingDetectorTests {
         var tracker = FaultTracker()
         var events: [SensorEvent] = []
         func deliver(_ raw: Vector3, at time: Double) {
-            readings.deliver(raw: raw, at: time, scale: [1, 1, 1], offset: [0, 0, 0], faults: &tracker) { events.append($0) }
+            readings.deliver(raw: raw, at: time, scale: [1, 1, 1], offset: [0, 0, 0], faults: &tracker) {
+                events.append($0)
+            }
         }
         deliver(Vector3(0, -9.8, 0), at: 0)
         for step in 1...24 { deliver(.zero, at: Double(step) / 25) }  // 0.96 s of free fall
@@ -189,15 +208,31 @@ struct FrozenReadingDetectorTests {
         events.removeAll()
         for step in 0...25 { deliver(.zero, at: 2 + Double(step) / 25) }
         #expect(events.filter { if case .sample = $0 { true } else { false } }.count == 25)
-        #expect(events.last == .fault(SensorFault(kind: .noGravity, device: "iio:device0",
-                                                  detail: "reads (0.0, 0.0, 0.0) for 1.0 s, longer than any fall: no gravity to read an orientation from")))
+        #expect(
+            events.last
+                == .fault(
+                    SensorFault(
+                        kind: .noGravity, device: "iio:device0",
+                        detail:
+                            "reads (0.0, 0.0, 0.0) for 1.0 s, longer than any fall: no gravity to read an orientation from"
+                    )))
         events.removeAll()
         deliver(Vector3(0, -9.8, 0), at: 4)
-        #expect(events == [.recovered(.noGravity, device: "iio:device0"), .sample(SensorSample(time: 4, reading: Vector3(0, -9.8, 0)))])
+        #expect(
+            events == [
+                .recovered(.noGravity, device: "iio:device0"),
+                .sample(SensorSample(time: 4, reading: Vector3(0, -9.8, 0))),
+            ])
         events.removeAll()
-        readings.deliver(raw: Vector3(1, 1, 1), at: 5, scale: [.nan, 1, 1], offset: [0, 0, 0], faults: &tracker) { events.append($0) }
+        readings.deliver(raw: Vector3(1, 1, 1), at: 5, scale: [.nan, 1, 1], offset: [0, 0, 0], faults: &tracker) {
+            events.append($0)
+        }
         #expect(events.count == 1)
-        if case .fault(let fault)? = events.first { #expect(fault.kind == .noGravity) } else { Issue.record("\(events)") }
+        if case .fault(let fault)? = events.first {
+            #expect(fault.kind == .noGravity)
+        } else {
+            Issue.record("\(events)")
+        }
     }
 
     static func unitVector(_ random: inout SimulationRandom) -> Vector3 {

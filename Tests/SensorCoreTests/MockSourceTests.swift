@@ -6,7 +6,9 @@ import OrientationCore
 @Suite("Mock sources")
 struct MockSourceTests {
     func temporaryTrace(_ lines: [String]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-trace-\(UUID().uuidString).csv").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "orientd-trace-\(UUID().uuidString).csv"
+        ).path
         try (["t,x,y,z"] + lines).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -42,9 +44,14 @@ struct MockSourceTests {
 
     @Test("a two-sensor trace replays each side's rows, both counted from the trace's first row")
     func twoSensorReplay() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-hinge-\(UUID().uuidString).csv").path
-        try ["t,location,x,y,z", "0.0,display,0,-9.81,0", "0.1,base,0,0,9.81", "0.2,display,0,-9.7,0", "0.3,base,0,0,9.7"]
-            .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "orientd-hinge-\(UUID().uuidString).csv"
+        ).path
+        try [
+            "t,location,x,y,z", "0.0,display,0,-9.81,0", "0.1,base,0,0,9.81", "0.2,display,0,-9.7,0",
+            "0.3,base,0,0,9.7",
+        ]
+        .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         func replay(_ role: SensorRole) async throws -> (SensorDescription?, [SensorSample]) {
             let source = try TraceReplaySource(path: path, speed: 10, mountMatrix: nil, role: role)
@@ -71,7 +78,10 @@ struct MockSourceTests {
         defer { try? FileManager.default.removeItem(atPath: plain) }
         let none = try TraceReplaySource(path: plain, speed: 1, mountMatrix: nil, role: .base)
         var iterator = none.events.makeAsyncIterator()
-        guard case .unavailable(let reason) = await iterator.next() else { Issue.record("no unavailable event"); return }
+        guard case .unavailable(let reason) = await iterator.next() else {
+            Issue.record("no unavailable event")
+            return
+        }
         #expect(reason.contains("no base rows"))
         none.shutdown()
         #expect(await iterator.next() == nil)
@@ -83,7 +93,10 @@ struct MockSourceTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = try TraceReplaySource(path: path, speed: 1, mountMatrix: nil)
         var iterator = source.events.makeAsyncIterator()
-        guard case .available = await iterator.next() else { Issue.record("no available event"); return }
+        guard case .available = await iterator.next() else {
+            Issue.record("no available event")
+            return
+        }
         source.shutdown()  // never started: the stream ends without a sample
         #expect(await iterator.next() == nil)
     }
@@ -92,17 +105,23 @@ struct MockSourceTests {
     func badTrace() throws {
         let path = try temporaryTrace(["0,0,-9.81,0", "0.04,0,abc,0"])
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: TraceFileError(path: path, line: 3, problem: "field y \"abc\" is not a finite number: \"0.04,0,abc,0\"")) {
+        #expect(
+            throws: TraceFileError(
+                path: path, line: 3, problem: "field y \"abc\" is not a finite number: \"0.04,0,abc,0\"")
+        ) {
             try TraceReplaySource(path: path, speed: 1, mountMatrix: nil)
         }
-        #expect(throws: TraceFileError.self) { try TraceReplaySource(path: "/nonexistent.csv", speed: 1, mountMatrix: nil) }
+        #expect(throws: TraceFileError.self) {
+            try TraceReplaySource(path: "/nonexistent.csv", speed: 1, mountMatrix: nil)
+        }
     }
 
     @Test("standard input: samples as lines arrive, a bad line is a fault and skipped, end of input ends")
     func standardInput() async throws {
         var descriptors: [Int32] = [0, 0]
         #expect(pipe(&descriptors) == 0)
-        let source = StandardInputSource(fileDescriptor: descriptors[0], mountMatrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))
+        let source = StandardInputSource(
+            fileDescriptor: descriptors[0], mountMatrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))
         defer {
             source.shutdown()
             close(descriptors[0])

@@ -2,9 +2,13 @@ import Testing
 import OrientationCore
 @testable import SensorCore
 
-private func candidate(_ number: Int, _ name: String = "bmi160", label: String? = nil, udevLocation: String? = nil,
-                       sysfsLocation: String? = nil) -> AccelerometerCandidate {
-    AccelerometerCandidate(deviceID: "iio:device\(number)", name: name, label: label, udevLocation: udevLocation, sysfsLocation: sysfsLocation)
+private func candidate(
+    _ number: Int, _ name: String = "bmi160", label: String? = nil, udevLocation: String? = nil,
+    sysfsLocation: String? = nil
+) -> AccelerometerCandidate {
+    AccelerometerCandidate(
+        deviceID: "iio:device\(number)", name: name, label: label, udevLocation: udevLocation,
+        sysfsLocation: sysfsLocation)
 }
 
 @Suite("Sensor selection")
@@ -23,7 +27,8 @@ struct AccelerometerSelectionTests {
 
     @Test("a label of accel-base is skipped like ACCEL_LOCATION=base")
     func baseLabel() {
-        let result = AccelerometerSelection.choose(from: [candidate(0, label: "accel-base"), candidate(4, label: "accel-display")], for: .auto)
+        let result = AccelerometerSelection.choose(
+            from: [candidate(0, label: "accel-base"), candidate(4, label: "accel-display")], for: .auto)
         #expect(result.chosen?.deviceID == "iio:device4")
     }
 
@@ -42,14 +47,19 @@ struct AccelerometerSelectionTests {
         #expect(AccelerometerSelection.choose(from: [display, base], for: .auto, role: .base).chosen == base)
         let none = AccelerometerSelection.choose(from: [display, candidate(2)], for: .auto, role: .base)
         #expect(none.chosen == nil && none.reason.hasPrefix("no accelerometer in a keyboard base"))
-        #expect(AccelerometerSelection.choose(from: [display, base], for: .iioName("bmi160"), role: .base).chosen == display)
-        #expect(AccelerometerSelection.choose(from: [display, base], for: .iioDevice(7), role: .base).reason == "no accelerometer matches iio:device7")
+        #expect(
+            AccelerometerSelection.choose(from: [display, base], for: .iioName("bmi160"), role: .base).chosen == display
+        )
+        #expect(
+            AccelerometerSelection.choose(from: [display, base], for: .iioDevice(7), role: .base).reason
+                == "no accelerometer matches iio:device7")
     }
 
     @Test("base-sensor auto sits beside the display sensor: local, the same iiod, the same trace; none for stdin")
     func baseChoice() throws {
         func base(_ display: String, _ choice: String = "auto") throws -> SensorConfiguration? {
-            try BaseSensorChoice(parsing: choice).configuration(besides: SensorConfiguration(specification: SensorSpecification(parsing: display)), mountMatrix: nil)
+            try BaseSensorChoice(parsing: choice).configuration(
+                besides: SensorConfiguration(specification: SensorSpecification(parsing: display)), mountMatrix: nil)
         }
         #expect(try base("iio:bmi160")?.specification == .auto)
         #expect(try base("iio:bmi160")?.role == .base)
@@ -80,17 +90,22 @@ struct AccelerometerSelectionTests {
     func explicit() {
         let sensors = [candidate(0, "lis3lv02d", udevLocation: "base"), candidate(1, "bmi160", label: "accel-display")]
         #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("bmi160")).chosen?.deviceID == "iio:device1")
-        #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("accel-display")).chosen?.deviceID == "iio:device1")
+        #expect(
+            AccelerometerSelection.choose(from: sensors, for: .iioName("accel-display")).chosen?.deviceID
+                == "iio:device1")
         let base = AccelerometerSelection.choose(from: sensors, for: .iioDevice(0))
         #expect(base.chosen?.deviceID == "iio:device0")
         #expect(base.reason.contains("keyboard base"))
         #expect(AccelerometerSelection.choose(from: sensors, for: .iioDevice(5)).chosen == nil)
-        #expect(AccelerometerSelection.choose(from: sensors, for: .iioName("mma8452")).reason == "no accelerometer matches iio:mma8452")
+        #expect(
+            AccelerometerSelection.choose(from: sensors, for: .iioName("mma8452")).reason
+                == "no accelerometer matches iio:mma8452")
     }
 
     @Test("location precedence: udev ACCEL_LOCATION, label, location attribute, default display")
     func location() {
-        #expect(candidate(0, label: "accel-base", udevLocation: "display").location == (.display, "udev ACCEL_LOCATION"))
+        #expect(
+            candidate(0, label: "accel-base", udevLocation: "display").location == (.display, "udev ACCEL_LOCATION"))
         #expect(candidate(0, label: "accel-base", sysfsLocation: "lid").location == (.base, "sysfs label"))
         #expect(candidate(0, label: "accel-camera", sysfsLocation: "lid").location == (.lid, "sysfs location"))
         #expect(candidate(0).location == (.display, "default"))
@@ -104,26 +119,39 @@ struct MountMatrixPrecedenceTests {
     let mirrored = "1, 0, 0; 0, -1, 0; 0, 0, -1"
 
     func sensor(udev: String? = nil, sysfs: [(MountMatrixOrigin, String)] = []) -> AccelerometerCandidate {
-        AccelerometerCandidate(deviceID: "iio:device0", name: "bmi160", udevMountMatrix: udev,
-                               sysfsMountMatrices: sysfs.map { .init(origin: $0.0, text: $0.1) })
+        AccelerometerCandidate(
+            deviceID: "iio:device0", name: "bmi160", udevMountMatrix: udev,
+            sysfsMountMatrices: sysfs.map { .init(origin: $0.0, text: $0.1) })
     }
 
     @Test("configured, then udev, then mount_matrix, in_accel_mount_matrix, in_mount_matrix, then identity")
     func order() throws {
-        let all = sensor(udev: rotated, sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)])
+        let all = sensor(
+            udev: rotated,
+            sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)])
         let configured = try MountMatrix(parsing: mirrored)
         #expect(all.mountMatrix(configured: configured).origin == .configured)
         #expect(all.mountMatrix(configured: nil) == (try MountMatrix(parsing: rotated), .udev, []))
-        #expect(sensor(sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored)]).mountMatrix(configured: nil).origin == .sysfsMountMatrix)
-        #expect(sensor(sysfs: [(.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)]).mountMatrix(configured: nil).origin == .sysfsAccelMountMatrix)
-        #expect(sensor(sysfs: [(.sysfsInMountMatrix, rotated)]).mountMatrix(configured: nil).origin == .sysfsInMountMatrix)
+        #expect(
+            sensor(sysfs: [(.sysfsMountMatrix, flipped), (.sysfsAccelMountMatrix, mirrored)]).mountMatrix(
+                configured: nil
+            ).origin == .sysfsMountMatrix)
+        #expect(
+            sensor(sysfs: [(.sysfsAccelMountMatrix, mirrored), (.sysfsInMountMatrix, rotated)]).mountMatrix(
+                configured: nil
+            ).origin == .sysfsAccelMountMatrix)
+        #expect(
+            sensor(sysfs: [(.sysfsInMountMatrix, rotated)]).mountMatrix(configured: nil).origin == .sysfsInMountMatrix)
         #expect(sensor().mountMatrix(configured: nil) == (.identity, .identity, []))
     }
 
     @Test("a malformed matrix is reported with device and text, and the next source is used")
     func malformed() throws {
-        let result = sensor(udev: "1, 0; 0, 1", sysfs: [(.sysfsMountMatrix, "0, 0, 0; 0, 1, 0; 0, 0, 1"), (.sysfsAccelMountMatrix, flipped)])
-            .mountMatrix(configured: nil)
+        let result = sensor(
+            udev: "1, 0; 0, 1",
+            sysfs: [(.sysfsMountMatrix, "0, 0, 0; 0, 1, 0; 0, 0, 1"), (.sysfsAccelMountMatrix, flipped)]
+        )
+        .mountMatrix(configured: nil)
         #expect(result.origin == .sysfsAccelMountMatrix)
         #expect(result.matrix == (try MountMatrix(parsing: flipped)))
         #expect(result.problems.count == 2)
@@ -135,11 +163,14 @@ struct MountMatrixPrecedenceTests {
 
 @Suite("Sampling frequency, faults, stuck sensors")
 struct SamplingAndFaultTests {
-    @Test("the nearest offered rate", arguments: [
-        ("12.5 25 50 100", 25.0, 25.0 as Double?), ("12.5 25 50 100", 30, 25), ("12.5 25 50 100", 40, 50),
-        ("0 1.5625 3.125 6.25 12.5 25 50", 0.1, 1.5625), ("1 10 100", 1000, 100),
-        ("[1 1 200]", 25, 25), ("[0 5 200]", 1, 5), ("[0.5 0.5 2]", 25, 2), ("[10 10 5]", 25, nil), ("", 25, nil), ("fast", 25, nil),
-    ])
+    @Test(
+        "the nearest offered rate",
+        arguments: [
+            ("12.5 25 50 100", 25.0, 25.0 as Double?), ("12.5 25 50 100", 30, 25), ("12.5 25 50 100", 40, 50),
+            ("0 1.5625 3.125 6.25 12.5 25 50", 0.1, 1.5625), ("1 10 100", 1000, 100),
+            ("[1 1 200]", 25, 25), ("[0 5 200]", 1, 5), ("[0.5 0.5 2]", 25, 2), ("[10 10 5]", 25, nil), ("", 25, nil),
+            ("fast", 25, nil),
+        ])
     func nearest(available: String, target: Double, expected: Double?) {
         #expect(SamplingFrequencyChoice.nearest(to: target, available: available) == expected)
     }

@@ -7,7 +7,9 @@
 /// it follows the display sensor; tent mode (folded past flat, standing on the two edges) reads
 /// portraitUpsideDown there, so the interface turns 180°, and stand mode reads upright.
 public enum ConvertibleRotation {
-    public static func followedOrientation(device: DeviceOrientation, mode: DeviceMode?, laptopKeepsNormal: Bool) -> DeviceOrientation {
+    public static func followedOrientation(
+        device: DeviceOrientation, mode: DeviceMode?, laptopKeepsNormal: Bool
+    ) -> DeviceOrientation {
         guard laptopKeepsNormal, mode == .laptop else { return device }
         return .portrait
     }

@@ -104,7 +104,9 @@ public struct HingeDetector: Sendable {
             let dt = max(0, time - previous.time)
             let weight = 1 - exp(-dt / configuration.smoothing)
             // A jolt does not move the filter: its direction is not gravity's.
-            next = Filtered(time: time, vector: steady ? previous.vector + weight * (reading - previous.vector) : previous.vector, steady: steady)
+            next = Filtered(
+                time: time, vector: steady ? previous.vector + weight * (reading - previous.vector) : previous.vector,
+                steady: steady)
         } else {
             next = Filtered(time: time, vector: reading, steady: steady)
         }
@@ -162,7 +164,9 @@ public struct HingeDetector: Sendable {
         guard let base else { return "no base reading" }
         if time - base.time > configuration.staleAfter { return "the base sensor is silent" }
         if time - display.time > configuration.staleAfter { return "the display sensor is silent" }
-        if abs(display.vector.x) > configuration.hingeVerticalLimit || abs(base.vector.x) > configuration.hingeVerticalLimit {
+        if abs(display.vector.x) > configuration.hingeVerticalLimit
+            || abs(base.vector.x) > configuration.hingeVerticalLimit
+        {
             return "the hinge is near vertical"
         }
         return continuous == nil ? "no steady reading yet" : nil
@@ -189,11 +193,14 @@ public struct HingeDetector: Sendable {
             return events
         }
         guard let display, let base,
-              time - display.time <= configuration.staleAfter, time - base.time <= configuration.staleAfter else {
+            time - display.time <= configuration.staleAfter, time - base.time <= configuration.staleAfter
+        else {
             forgetAngle(into: &events)
             return events
         }
-        let observable = abs(display.vector.x) <= configuration.hingeVerticalLimit && abs(base.vector.x) <= configuration.hingeVerticalLimit
+        let observable =
+            abs(display.vector.x) <= configuration.hingeVerticalLimit
+            && abs(base.vector.x) <= configuration.hingeVerticalLimit
         guard observable else {
             // The mode holds; the angle is unknown until the hinge turns away from vertical.
             forgetAngle(into: &events)
@@ -244,7 +251,9 @@ public struct HingeDetector: Sendable {
     }
 
     /// `unambiguous`: the angle was measured, not derived from gravity, so 0° and 360° differ.
-    private mutating func decideMode(angle: Double, at time: Double, unambiguous: Bool = false, into events: inout [HingeEvent]) {
+    private mutating func decideMode(
+        angle: Double, at time: Double, unambiguous: Bool = false, into events: inout [HingeEvent]
+    ) {
         let target: DeviceMode?
         switch mode {
         case nil:

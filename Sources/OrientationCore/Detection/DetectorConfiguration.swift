@@ -76,7 +76,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
         }
     }
 
-    private static func parameter(_ name: String, _ keyPath: WritableKeyPath<DetectorConfiguration, Double> & Sendable, _ unit: String, _ summary: String) -> Parameter {
+    private static func parameter(
+        _ name: String, _ keyPath: WritableKeyPath<DetectorConfiguration, Double> & Sendable, _ unit: String,
+        _ summary: String
+    ) -> Parameter {
         Parameter(name: name, unit: unit, summary: summary, keyPath: keyPath, integerKeyPath: nil)
     }
 
@@ -84,10 +87,14 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public static let parameters: [Parameter] = [
         parameter("gravity", \.gravity, "m/s²", "standard gravity for the magnitude gates"),
         parameter("filter-time-constant", \.filterTimeConstant, "s", "low-pass time constant"),
-        parameter("acceleration-tolerance", \.accelerationTolerance, "m/s²", "filtered |a| may differ from gravity by this much"),
-        parameter("acceleration-holdoff", \.accelerationHoldoff, "s", "no slow-path change for this long after acceleration"),
+        parameter(
+            "acceleration-tolerance", \.accelerationTolerance, "m/s²",
+            "filtered |a| may differ from gravity by this much"),
+        parameter(
+            "acceleration-holdoff", \.accelerationHoldoff, "s", "no slow-path change for this long after acceleration"),
         parameter("free-fall-magnitude", \.freeFallMagnitude, "m/s²", "below this filtered |a| nothing is predicted"),
-        parameter("maximum-sample-magnitude", \.maximumSampleMagnitude, "m/s²", "longer raw samples are dropped as glitches"),
+        parameter(
+            "maximum-sample-magnitude", \.maximumSampleMagnitude, "m/s²", "longer raw samples are dropped as glitches"),
         parameter("adjacent-hysteresis", \.adjacentHysteresis, "°", "dead zone between adjacent upright orientations"),
         parameter("upright-maximum-tilt", \.uprightMaximumTilt, "°", "upright orientations only below this tilt"),
         parameter("upright-minimum-tilt", \.uprightMinimumTilt, "°", "upright orientations only above this tilt"),
@@ -99,10 +106,12 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter("settle-time", \.settleTime, "s", "slow path: candidate unchanged this long"),
         parameter("settle-drift", \.settleDrift, "°", "slow path: filtered direction moves less than this meanwhile"),
         parameter("rest-window", \.restWindow, "s", "fast path: raw samples at rest this long"),
-        Parameter(name: "rest-minimum-samples", unit: "samples", summary: "fast path: at least this many samples at rest",
-                  keyPath: nil, integerKeyPath: \DetectorConfiguration.restMinimumSamples),
+        Parameter(
+            name: "rest-minimum-samples", unit: "samples", summary: "fast path: at least this many samples at rest",
+            keyPath: nil, integerKeyPath: \DetectorConfiguration.restMinimumSamples),
         parameter("rest-spread", \.restSpread, "°", "fast path: samples within this angle of their mean"),
-        parameter("rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
+        parameter(
+            "rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
         parameter("face-rest-window", \.faceRestWindow, "s", "fast path: rest this long before a face state"),
         parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
         parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
@@ -132,7 +141,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(filterTimeConstant > 0, "filter-time-constant", "> 0")
         try require(accelerationTolerance > 0, "acceleration-tolerance", "> 0")
         try require(accelerationHoldoff >= 0, "acceleration-holdoff", ">= 0")
-        try require(freeFallMagnitude >= 0 && freeFallMagnitude < gravity, "free-fall-magnitude", "between 0 and gravity")
+        try require(
+            freeFallMagnitude >= 0 && freeFallMagnitude < gravity, "free-fall-magnitude", "between 0 and gravity")
         try require(maximumSampleMagnitude > gravity, "maximum-sample-magnitude", "> gravity")
         try require(adjacentHysteresis >= 0 && adjacentHysteresis < 90, "adjacent-hysteresis", "in [0, 90)")
         try require(uprightMaximumTilt > 0 && uprightMaximumTilt <= 90, "upright-maximum-tilt", "in (0, 90]")
@@ -145,8 +155,9 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(settleTime >= 0, "settle-time", ">= 0")
         try require(settleDrift > 0 && settleDrift < 180, "settle-drift", "in (0, 180)")
         try require(restWindow >= 0, "rest-window", ">= 0")
-        try require(restMinimumSamples >= 2 && restMinimumSamples <= OrientationDetector.restCapacity,
-                    "rest-minimum-samples", "in [2, \(OrientationDetector.restCapacity)]")
+        try require(
+            restMinimumSamples >= 2 && restMinimumSamples <= OrientationDetector.restCapacity,
+            "rest-minimum-samples", "in [2, \(OrientationDetector.restCapacity)]")
         try require(restSpread > 0 && restSpread < 90, "rest-spread", "in (0, 90)")
         try require(restMagnitudeTolerance > 0, "rest-magnitude-tolerance", "> 0")
         try require(faceRestWindow >= 0, "face-rest-window", ">= 0")

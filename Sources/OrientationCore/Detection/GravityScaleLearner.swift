@@ -113,8 +113,10 @@ public struct GravityScaleLearner: Sendable {
         windowSum = windowSum + reading
         windowLengthSum += magnitude
         windowCount += 1
-        if isStill, abs(magnitude - firstMagnitude) > stillMagnitudeSpread * firstMagnitude
-            || reading.dot(first) < cosStillSpread * magnitude * firstMagnitude {
+        if isStill,
+            abs(magnitude - firstMagnitude) > stillMagnitudeSpread * firstMagnitude
+                || reading.dot(first) < cosStillSpread * magnitude * firstMagnitude
+        {
             isStill = false
         }
         let duration = time - windowStart
@@ -133,7 +135,8 @@ public struct GravityScaleLearner: Sendable {
         guard coherent, let previous else { return nil }
         let meanMagnitude = mean.magnitude, previousMagnitude = previous.magnitude
         guard abs(meanMagnitude - previousMagnitude) <= steadyMagnitudeSpread * previousMagnitude,
-              mean.dot(previous) >= cosSteadySpread * meanMagnitude * previousMagnitude else { return nil }
+            mean.dot(previous) >= cosSteadySpread * meanMagnitude * previousMagnitude
+        else { return nil }
         return measured((meanMagnitude + previousMagnitude) / 2)
     }
 

@@ -212,10 +212,11 @@ public struct OrientationDetector: Sendable {
     /// longer `faceRestWindow` of rest.
     private func fastCandidate() -> DeviceOrientation? {
         guard let resting = restingDirection(over: configuration.restWindow),
-              let candidate = classify(resting), candidate != orientation
+            let candidate = classify(resting), candidate != orientation
         else { return nil }
         if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
-            guard let longer = restingDirection(over: configuration.faceRestWindow), classify(longer) == candidate else {
+            guard let longer = restingDirection(over: configuration.faceRestWindow), classify(longer) == candidate
+            else {
                 return nil
             }
         }
@@ -324,7 +325,9 @@ public struct OrientationDetector: Sendable {
                 break
             }
             let vector = restVectors[index]
-            guard abs(vector.magnitude - configuration.gravity) <= configuration.restMagnitudeTolerance else { return nil }
+            guard abs(vector.magnitude - configuration.gravity) <= configuration.restMagnitudeTolerance else {
+                return nil
+            }
             sum = sum + vector
             count += 1
             if count >= configuration.restMinimumSamples, newestTime - restTimes[index] >= span { break }

@@ -31,7 +31,9 @@ public struct SamplingPace: Sendable {
         /// How long (s) the readings must stay within the margin before the pace slows.
         public var restTime: Double = 0.5
 
-        public init(fastRate: Double = 25, restRate: Double = 1.9, motionMargin: Double = 0.1 * 9.81, restTime: Double = 0.5) {
+        public init(
+            fastRate: Double = 25, restRate: Double = 1.9, motionMargin: Double = 0.1 * 9.81, restTime: Double = 0.5
+        ) {
             self.fastRate = fastRate
             self.restRate = restRate
             self.motionMargin = motionMargin

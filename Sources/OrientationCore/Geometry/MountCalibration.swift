@@ -97,11 +97,16 @@ public struct PoseCapture: Sendable {
         guard !done, let pose = currentPose else { return [] }
         let askedAt = poseAskedAt ?? time
         poseAskedAt = askedAt
-        let steadyMagnitude = abs(reading.magnitude - configuration.gravity) <= configuration.magnitudeTolerance * configuration.gravity
+        let steadyMagnitude =
+            abs(reading.magnitude - configuration.gravity) <= configuration.magnitudeTolerance * configuration.gravity
         if reference == nil { reference = reading }
         // Only readings near 1 g count as a new direction: a tap on the table is not a turn.
-        if let reference, !moved, steadyMagnitude, Self.angle(reading, reference) >= configuration.movedAngle { moved = true }
-        if var current = run, steadyMagnitude, (reading - current.sum / Double(current.count)).magnitude <= configuration.stillSpread {
+        if let reference, !moved, steadyMagnitude, Self.angle(reading, reference) >= configuration.movedAngle {
+            moved = true
+        }
+        if var current = run, steadyMagnitude,
+            (reading - current.sum / Double(current.count)).magnitude <= configuration.stillSpread
+        {
             current.count += 1
             current.sum = current.sum + reading
             run = current
@@ -122,12 +127,18 @@ public struct PoseCapture: Sendable {
         let mean = current.sum / Double(current.count)
         run = nil
         if let earlier = captures.min(by: { Self.angle($0.reading, mean) < Self.angle($1.reading, mean) }),
-           Self.angle(earlier.reading, mean) < configuration.distinctAngle {
+            Self.angle(earlier.reading, mean) < configuration.distinctAngle
+        {
             // Still in a pose captured before: the last one, not yet left, is the person reading
             // the prompt; anything else is a second attempt at an earlier pose, said once per hold.
             if moved {
                 let off = Self.angle(earlier.reading, mean)
-                events.append(.rejected(pose, reason: "the device is held as it was for \(earlier.pose.rawValue) (\(Self.degrees(off)) away): turn it to \(pose.rawValue)"))
+                events.append(
+                    .rejected(
+                        pose,
+                        reason:
+                            "the device is held as it was for \(earlier.pose.rawValue) (\(Self.degrees(off)) away): turn it to \(pose.rawValue)"
+                    ))
                 moved = false
                 reference = mean
             }
@@ -152,10 +163,16 @@ public struct PoseCapture: Sendable {
         return events
     }
 
-    private mutating func timeout(_ pose: DeviceOrientation, at time: Double, since askedAt: Double) -> [PoseCaptureEvent] {
+    private mutating func timeout(
+        _ pose: DeviceOrientation, at time: Double, since askedAt: Double
+    ) -> [PoseCaptureEvent] {
         guard time - askedAt >= configuration.poseTimeout else { return [] }
         done = true
-        return [.failed("no still \(pose.rawValue) pose in \(Int(configuration.poseTimeout.rounded())) s: hold the device still (rest it against something) in that pose for \(configuration.stillDuration) s")]
+        return [
+            .failed(
+                "no still \(pose.rawValue) pose in \(Int(configuration.poseTimeout.rounded())) s: hold the device still (rest it against something) in that pose for \(configuration.stillDuration) s"
+            )
+        ]
     }
 
     /// The angle between two vectors in degrees.
@@ -214,8 +231,13 @@ public struct MountFit: Sendable, Hashable {
     public static func fit(_ captures: [PoseCapture.Capture]) -> MountFit? {
         let pairs = captures.compactMap { capture in capture.pose.gravityReading.map { (capture, $0) } }
         let axes = pairs.map(\.1)
-        let spans = axes.indices.contains { i in axes.indices.contains { j in axes.indices.contains { k in
-            abs(axes[i].dot(axes[j].cross(axes[k]))) > 0.5 } } }
+        let spans = axes.indices.contains { i in
+            axes.indices.contains { j in
+                axes.indices.contains { k in
+                    abs(axes[i].dot(axes[j].cross(axes[k]))) > 0.5
+                }
+            }
+        }
         guard spans else { return nil }
         // Every signed permutation (48, proper and improper): the one whose worst capture is nearest.
         var best: (matrix: MountMatrix, worst: Double)?
@@ -249,7 +271,9 @@ public struct MountFit: Sendable, Hashable {
 
     /// How far (degrees) each capture is from its pose's gravity reading under `matrix`.
     public static func errors(of matrix: MountMatrix, _ captures: [PoseCapture.Capture]) -> [Double] {
-        captures.compactMap { capture in capture.pose.gravityReading.map { PoseCapture.angle(matrix.apply(capture.reading), $0) } }
+        captures.compactMap { capture in
+            capture.pose.gravityReading.map { PoseCapture.angle(matrix.apply(capture.reading), $0) }
+        }
     }
 
     private static func checks(_ matrix: MountMatrix, _ pairs: [(PoseCapture.Capture, Vector3)]) -> [Check] {
@@ -275,8 +299,10 @@ struct Matrix3: Sendable, Hashable {
     static func * (l: Matrix3, r: Double) -> Matrix3 { Matrix3(rows: l.rows.map { $0 * r }) }
 
     var transposed: Matrix3 {
-        Matrix3(rows: [Vector3(rows[0].x, rows[1].x, rows[2].x), Vector3(rows[0].y, rows[1].y, rows[2].y),
-                       Vector3(rows[0].z, rows[1].z, rows[2].z)])
+        Matrix3(rows: [
+            Vector3(rows[0].x, rows[1].x, rows[2].x), Vector3(rows[0].y, rows[1].y, rows[2].y),
+            Vector3(rows[0].z, rows[1].z, rows[2].z),
+        ])
     }
 
     var norm: Double { rows.map { $0.dot($0) }.reduce(0, +).squareRoot() }

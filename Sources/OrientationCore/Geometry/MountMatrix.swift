@@ -23,9 +23,12 @@ public struct MountMatrix: Sendable, Hashable {
                 throw MountMatrixError(text: text, reason: .columnCount(row: index + 1, found: row.count))
             }
             guard row.allSatisfy(\.isFinite) else {
-                throw MountMatrixError(text: text, reason: .notANumber(row: index + 1, entry: row.map { "\($0)" }.joined(separator: ", ")))
+                throw MountMatrixError(
+                    text: text, reason: .notANumber(row: index + 1, entry: row.map { "\($0)" }.joined(separator: ", ")))
             }
-            guard row.contains(where: { $0 != 0 }) else { throw MountMatrixError(text: text, reason: .zeroRow(row: index + 1)) }
+            guard row.contains(where: { $0 != 0 }) else {
+                throw MountMatrixError(text: text, reason: .zeroRow(row: index + 1))
+            }
             vectors.append(Vector3(row[0], row[1], row[2]))
         }
         self.rows = vectors
@@ -70,12 +73,17 @@ public struct MountMatrix: Sendable, Hashable {
 
     /// The 48 matrices that permute the axes and flip signs (determinant ±1): every way a sensor can
     /// sit square on a board, mirrored mountings included.
-    public static let signedPermutations: [MountMatrix] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].flatMap { permutation in
+    public static let signedPermutations: [MountMatrix] = [
+        [0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0],
+    ].flatMap { permutation in
         (0..<8).map { signs in
-            MountMatrix(uncheckedRows: (0..<3).map { row in
-                let sign: Double = signs >> row & 1 == 1 ? -1 : 1
-                return Vector3(permutation[row] == 0 ? sign : 0, permutation[row] == 1 ? sign : 0, permutation[row] == 2 ? sign : 0)
-            })
+            MountMatrix(
+                uncheckedRows: (0..<3).map { row in
+                    let sign: Double = signs >> row & 1 == 1 ? -1 : 1
+                    return Vector3(
+                        permutation[row] == 0 ? sign : 0, permutation[row] == 1 ? sign : 0,
+                        permutation[row] == 2 ? sign : 0)
+                })
         }
     }
 
@@ -107,12 +115,13 @@ public struct MountMatrixError: Error, Sendable, Equatable, CustomStringConverti
     public let reason: Reason
 
     public var description: String {
-        let what = switch reason {
-        case .rowCount(let count): "expected 3 rows separated by ';', found \(count)"
-        case .columnCount(let row, let found): "row \(row) has \(found) entries, expected 3 separated by ','"
-        case .notANumber(let row, let entry): "row \(row): \"\(entry)\" is not a finite number"
-        case .zeroRow(let row): "row \(row) is all zeros, which would erase an axis"
-        }
+        let what =
+            switch reason {
+            case .rowCount(let count): "expected 3 rows separated by ';', found \(count)"
+            case .columnCount(let row, let found): "row \(row) has \(found) entries, expected 3 separated by ','"
+            case .notANumber(let row, let entry): "row \(row): \"\(entry)\" is not a finite number"
+            case .zeroRow(let row): "row \(row) is all zeros, which would erase an axis"
+            }
         return "invalid mount matrix \"\(text)\": \(what) (form: \"a, b, c; d, e, f; g, h, i\")"
     }
 }

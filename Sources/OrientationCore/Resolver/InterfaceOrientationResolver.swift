@@ -25,7 +25,8 @@ public struct ResolverState: Sendable, Hashable {
     /// an initial lock pins as R-LOCK-1 says.
     public init(
         profile: ResolverProfile = .legacy, idiom: DeviceIdiom = .phone, infoPlistMask: InterfaceOrientationMask? = nil,
-        windowMask: InterfaceOrientationMask? = nil, deviceSupportedMask: InterfaceOrientationMask = .all, lock: Bool = false,
+        windowMask: InterfaceOrientationMask? = nil, deviceSupportedMask: InterfaceOrientationMask = .all,
+        lock: Bool = false,
         deviceNotificationCount: Int = 1, physicalDevice: DeviceOrientation, interface: InterfaceOrientation,
         root: PresentationNode, presented: [Presentation] = []
     ) {
@@ -176,11 +177,13 @@ public struct InterfaceOrientationResolver: Sendable {
             return try revealAfterDismiss(cause)
 
         case .updateScene(let id, let supported, let shouldAutorotate, let preferred):  // R-SET-1: silent
-            let found = modifyAnyLevel { $0.modify(id: id) { node in
-                if case .set(let value) = supported { node.supported = value }
-                if case .set(let value) = shouldAutorotate { node.shouldAutorotate = value }
-                if case .set(let value) = preferred { node.preferred = value }
-            } }
+            let found = modifyAnyLevel {
+                $0.modify(id: id) { node in
+                    if case .set(let value) = supported { node.supported = value }
+                    if case .set(let value) = shouldAutorotate { node.shouldAutorotate = value }
+                    if case .set(let value) = preferred { node.preferred = value }
+                }
+            }
             guard found else { throw ResolverError(.invalidAction, .unknownScene) }
             return nil
 
@@ -192,7 +195,9 @@ public struct InterfaceOrientationResolver: Sendable {
             return try whenEffectiveDeviceChanges(cause) { $0.deviceNotificationCount += 1 }
 
         case .endDeviceNotifications:
-            return try whenEffectiveDeviceChanges(cause) { $0.deviceNotificationCount = max(0, $0.deviceNotificationCount - 1) }
+            return try whenEffectiveDeviceChanges(cause) {
+                $0.deviceNotificationCount = max(0, $0.deviceNotificationCount - 1)
+            }
 
         case .launch:  // R-LAUNCH-1: ignores the current orientation
             let decider = state.decider
@@ -212,7 +217,9 @@ public struct InterfaceOrientationResolver: Sendable {
 
     /// Runs `change`, then EVAL-AUTOROTATE if the effective device orientation changed (R-DEVICE-1,
     /// R-LOCK-3, R-NOTIF-1; J-DEDUPE).
-    private mutating func whenEffectiveDeviceChanges(_ cause: String, _ change: (inout ResolverState) -> Void) throws(ResolverError) -> InterfaceOrientationChange? {
+    private mutating func whenEffectiveDeviceChanges(
+        _ cause: String, _ change: (inout ResolverState) -> Void
+    ) throws(ResolverError) -> InterfaceOrientationChange? {
         let before = state.effectiveDevice
         change(&state)
         guard state.effectiveDevice != before else { return nil }
@@ -222,7 +229,9 @@ public struct InterfaceOrientationResolver: Sendable {
     /// EVAL-AUTOROTATE, toward the device orientation or a forced target (J-FORCE-LEGACY): gated by
     /// the decider's shouldAutorotate (legacy profile only); an empty mask is an error; a target
     /// outside the mask leaves the interface as it is.
-    private mutating func autorotate(toward forced: InterfaceOrientation? = nil, _ cause: String) throws(ResolverError) -> InterfaceOrientationChange? {
+    private mutating func autorotate(
+        toward forced: InterfaceOrientation? = nil, _ cause: String
+    ) throws(ResolverError) -> InterfaceOrientationChange? {
         guard let target = forced ?? deviceTarget, target != .unknown else { return nil }
         let decider = state.decider
         if state.profile == .legacy, decider.shouldAutorotate == false { return nil }
@@ -252,7 +261,9 @@ public struct InterfaceOrientationResolver: Sendable {
     }
 
     /// R-GEO-1: ignores shouldAutorotate and the lock.
-    private mutating func requestGeometry(_ requested: InterfaceOrientationMask, _ cause: String) throws(ResolverError) -> InterfaceOrientationChange? {
+    private mutating func requestGeometry(
+        _ requested: InterfaceOrientationMask, _ cause: String
+    ) throws(ResolverError) -> InterfaceOrientationChange? {
         guard !requested.isEmpty else { throw ResolverError(.geometryRequestUnsupported, .emptyRequest) }
         let decider = state.decider
         let mask = state.effectiveMask(of: decider)
@@ -275,7 +286,8 @@ public struct InterfaceOrientationResolver: Sendable {
     /// R-ROTATE-1: nothing when already there; otherwise one event.
     private mutating func rotate(to target: InterfaceOrientation, _ cause: String) -> InterfaceOrientationChange? {
         guard target != .unknown, target != state.interface else { return nil }
-        let change = InterfaceOrientationChange(from: state.interface, to: target, cause: cause, decider: state.decider.id)
+        let change = InterfaceOrientationChange(
+            from: state.interface, to: target, cause: cause, decider: state.decider.id)
         state.interface = target
         return change
     }
@@ -284,11 +296,17 @@ public struct InterfaceOrientationResolver: Sendable {
 
     /// The navigation container named `id`, or the deepest one on the visible path of the topmost
     /// level (R-PUSH-1).
-    private mutating func modifyNavigation(_ id: String?, _ body: (inout PresentationNode) -> Void) throws(ResolverError) {
-        guard modifyContainer(.navigation, id: id, body) else { throw ResolverError(.invalidAction, .noNavigationContainer) }
+    private mutating func modifyNavigation(
+        _ id: String?, _ body: (inout PresentationNode) -> Void
+    ) throws(ResolverError) {
+        guard modifyContainer(.navigation, id: id, body) else {
+            throw ResolverError(.invalidAction, .noNavigationContainer)
+        }
     }
 
-    private mutating func modifyContainer(_ kind: PresentationNode.Kind, id: String?, _ body: (inout PresentationNode) -> Void) -> Bool {
+    private mutating func modifyContainer(
+        _ kind: PresentationNode.Kind, id: String?, _ body: (inout PresentationNode) -> Void
+    ) -> Bool {
         if let id { return modifyAnyLevel { $0.modify(id: id, kind: kind, body) } }
         if state.presented.isEmpty { return state.root.modifyDeepestVisible(kind, body) }
         return state.presented[state.presented.count - 1].node.modifyDeepestVisible(kind, body)

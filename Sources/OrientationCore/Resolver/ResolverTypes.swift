@@ -47,7 +47,8 @@ public struct PresentationNode: Sendable, Hashable {
 
     public init(
         kind: Kind = .scene, id: String, delegatesToChild: Bool = false, supported: InterfaceOrientationMask? = nil,
-        shouldAutorotate: Bool? = nil, preferred: InterfaceOrientation? = nil, children: [PresentationNode] = [], selected: Int = 0
+        shouldAutorotate: Bool? = nil, preferred: InterfaceOrientation? = nil, children: [PresentationNode] = [],
+        selected: Int = 0
     ) {
         self.kind = kind
         self.id = id
@@ -60,18 +61,34 @@ public struct PresentationNode: Sendable, Hashable {
     }
 
     /// A scene (a leaf view controller).
-    public static func scene(_ id: String, supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil, preferred: InterfaceOrientation? = nil) -> PresentationNode {
-        PresentationNode(kind: .scene, id: id, supported: supported, shouldAutorotate: shouldAutorotate, preferred: preferred)
+    public static func scene(
+        _ id: String, supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil,
+        preferred: InterfaceOrientation? = nil
+    ) -> PresentationNode {
+        PresentationNode(
+            kind: .scene, id: id, supported: supported, shouldAutorotate: shouldAutorotate, preferred: preferred)
     }
 
     /// A navigation container with its stack (last = top).
-    public static func navigation(_ id: String, delegatesToChild: Bool = true, stack: [PresentationNode], supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil, preferred: InterfaceOrientation? = nil) -> PresentationNode {
-        PresentationNode(kind: .navigation, id: id, delegatesToChild: delegatesToChild, supported: supported, shouldAutorotate: shouldAutorotate, preferred: preferred, children: stack)
+    public static func navigation(
+        _ id: String, delegatesToChild: Bool = true, stack: [PresentationNode],
+        supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil,
+        preferred: InterfaceOrientation? = nil
+    ) -> PresentationNode {
+        PresentationNode(
+            kind: .navigation, id: id, delegatesToChild: delegatesToChild, supported: supported,
+            shouldAutorotate: shouldAutorotate, preferred: preferred, children: stack)
     }
 
     /// A tab container with its tabs and selection.
-    public static func tab(_ id: String, delegatesToChild: Bool = true, tabs: [PresentationNode], selected: Int = 0, supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil, preferred: InterfaceOrientation? = nil) -> PresentationNode {
-        PresentationNode(kind: .tab, id: id, delegatesToChild: delegatesToChild, supported: supported, shouldAutorotate: shouldAutorotate, preferred: preferred, children: tabs, selected: selected)
+    public static func tab(
+        _ id: String, delegatesToChild: Bool = true, tabs: [PresentationNode], selected: Int = 0,
+        supported: InterfaceOrientationMask? = nil, shouldAutorotate: Bool? = nil,
+        preferred: InterfaceOrientation? = nil
+    ) -> PresentationNode {
+        PresentationNode(
+            kind: .tab, id: id, delegatesToChild: delegatesToChild, supported: supported,
+            shouldAutorotate: shouldAutorotate, preferred: preferred, children: tabs, selected: selected)
     }
 
     /// The child on screen: the top of a stack or the selected tab; nil for a scene.
@@ -150,8 +167,9 @@ public enum ResolverAction: Sendable, Hashable {
     case forceRotation(InterfaceOrientation)
     case requestGeometryUpdate(InterfaceOrientationMask)
     case updateSupportedOrientations
-    case updateScene(id: String, supported: SettingUpdate<InterfaceOrientationMask> = .unchanged,
-                     shouldAutorotate: SettingUpdate<Bool> = .unchanged, preferred: SettingUpdate<InterfaceOrientation> = .unchanged)
+    case updateScene(
+        id: String, supported: SettingUpdate<InterfaceOrientationMask> = .unchanged,
+        shouldAutorotate: SettingUpdate<Bool> = .unchanged, preferred: SettingUpdate<InterfaceOrientation> = .unchanged)
     /// nil restores the default (the Info.plist mask).
     case setWindowMask(InterfaceOrientationMask?)
     case beginDeviceNotifications
@@ -251,7 +269,10 @@ public struct ResolverOutcome: Sendable, Hashable {
     public var deviceChange: EffectiveDeviceChange?
     public var error: ResolverError?
 
-    public init(interfaceChange: InterfaceOrientationChange? = nil, deviceChange: EffectiveDeviceChange? = nil, error: ResolverError? = nil) {
+    public init(
+        interfaceChange: InterfaceOrientationChange? = nil, deviceChange: EffectiveDeviceChange? = nil,
+        error: ResolverError? = nil
+    ) {
         self.interfaceChange = interfaceChange
         self.deviceChange = deviceChange
         self.error = error

@@ -8,13 +8,16 @@ public enum TraceFormat {
     /// Parses one line. Returns nil for the header, blank lines and `#` comments.
     ///
     /// - Parameter lineNumber: 1-based, only used in the error.
-    public static func parse<Line: StringProtocol>(line: Line, lineNumber: Int) throws(TraceFormatError) -> (time: Double, reading: Vector3)? {
+    public static func parse<Line: StringProtocol>(
+        line: Line, lineNumber: Int
+    ) throws(TraceFormatError) -> (time: Double, reading: Vector3)? {
         let trimmed = Substring(line).trimmingWhitespace()
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
         if trimmed.filter({ !$0.isWhitespace }) == header { return nil }
         let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count == 4 else {
-            throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "expected 4 fields t,x,y,z, found \(fields.count)")
+            throw TraceFormatError(
+                line: lineNumber, text: String(trimmed), problem: "expected 4 fields t,x,y,z, found \(fields.count)")
         }
         var values: [Double] = []
         values.reserveCapacity(4)
@@ -22,7 +25,9 @@ public enum TraceFormat {
             let text = field.trimmingWhitespace()
             guard let value = Double(text), value.isFinite else {
                 let name = ["t", "x", "y", "z"][index]
-                throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "field \(name) \"\(text)\" is not a finite number")
+                throw TraceFormatError(
+                    line: lineNumber, text: String(trimmed), problem: "field \(name) \"\(text)\" is not a finite number"
+                )
             }
             values.append(value)
         }
@@ -37,8 +42,11 @@ extension TraceFormat {
 
     /// Parses a line of either format: `t,x,y,z` (a display reading) or `t,location,x,y,z`. Returns
     /// nil for headers, blank lines and `#` comments.
-    public static func parseLocated<Line: StringProtocol>(line: Line, lineNumber: Int) throws(TraceFormatError)
-        -> (time: Double, location: SensorLocation, reading: Vector3)? {
+    public static func parseLocated<Line: StringProtocol>(
+        line: Line, lineNumber: Int
+    ) throws(TraceFormatError)
+        -> (time: Double, location: SensorLocation, reading: Vector3)?
+    {
         let trimmed = Substring(line).trimmingWhitespace()
         if trimmed.filter({ !$0.isWhitespace }) == locatedHeader { return nil }
         let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
@@ -47,7 +55,8 @@ extension TraceFormat {
         }
         let name = fields[1].trimmingWhitespace()
         guard let location = SensorLocation(rawValue: String(name)), location == .display || location == .base else {
-            throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "location \"\(name)\" is neither display nor base")
+            throw TraceFormatError(
+                line: lineNumber, text: String(trimmed), problem: "location \"\(name)\" is neither display nor base")
         }
         let rest = ([fields[0]] + fields[2...]).joined(separator: ",")
         guard let (time, reading) = try parse(line: rest, lineNumber: lineNumber) else {

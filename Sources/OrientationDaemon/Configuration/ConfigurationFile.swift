@@ -18,7 +18,9 @@ public enum ConfigurationFile {
     public static let defaultPath = "/etc/orientd/orientd.toml"
 
     /// Reads `path` over `base` (the defaults).
-    public static func load(path: String, over base: ServeSettings = ServeSettings()) throws(ConfigurationError) -> ServeSettings {
+    public static func load(
+        path: String, over base: ServeSettings = ServeSettings()
+    ) throws(ConfigurationError) -> ServeSettings {
         switch WholeFile.read(path) {
         case .success(let bytes): return try parse(String(decoding: bytes, as: UTF8.self), file: path, over: base)
         case .failure(let error): throw ConfigurationError(file: path, line: nil, message: "cannot read: \(error)")
@@ -26,7 +28,9 @@ public enum ConfigurationFile {
     }
 
     /// The settings `text` gives, over `base`; `file` names it in errors.
-    public static func parse(_ text: String, file: String, over base: ServeSettings = ServeSettings()) throws(ConfigurationError) -> ServeSettings {
+    public static func parse(
+        _ text: String, file: String, over base: ServeSettings = ServeSettings()
+    ) throws(ConfigurationError) -> ServeSettings {
         let document: TOMLDocument
         do {
             document = try TOMLDocument(parsing: text)
@@ -35,25 +39,33 @@ public enum ConfigurationFile {
         }
         let tableNames = DaemonSetting.tables.map(\.name)
         func fail(_ setting: DaemonSetting, line: Int?, _ problem: String) -> ConfigurationError {
-            ConfigurationError(file: file, line: line, message: "\(setting.name): \(problem) (expected \(setting.expected))")
+            ConfigurationError(
+                file: file, line: line, message: "\(setting.name): \(problem) (expected \(setting.expected))")
         }
         var settings = base
         var detectorLines: [String: Int] = [:]
         var hingeLines: [String: Int] = [:]
         for table in document.tables {
             guard !table.name.isEmpty else {
-                throw ConfigurationError(file: file, line: table.entries.first?.line,
-                                         message: "key \"\(table.entries[0].key)\" is outside a table (tables: \(tableNames.joined(separator: ", ")))")
+                throw ConfigurationError(
+                    file: file, line: table.entries.first?.line,
+                    message:
+                        "key \"\(table.entries[0].key)\" is outside a table (tables: \(tableNames.joined(separator: ", ")))"
+                )
             }
             let known = DaemonSetting.all.filter { $0.table == table.name }
             guard !known.isEmpty else {
-                throw ConfigurationError(file: file, line: table.line,
-                                         message: "unknown table [\(table.name)] (tables: \(tableNames.joined(separator: ", ")))")
+                throw ConfigurationError(
+                    file: file, line: table.line,
+                    message: "unknown table [\(table.name)] (tables: \(tableNames.joined(separator: ", ")))")
             }
             for entry in table.entries {
                 guard let setting = known.first(where: { $0.key == entry.key }) else {
-                    throw ConfigurationError(file: file, line: entry.line,
-                                             message: "[\(table.name)]: unknown key \"\(entry.key)\" (keys: \(known.map(\.key).sorted().joined(separator: ", ")))")
+                    throw ConfigurationError(
+                        file: file, line: entry.line,
+                        message:
+                            "[\(table.name)]: unknown key \"\(entry.key)\" (keys: \(known.map(\.key).sorted().joined(separator: ", ")))"
+                    )
                 }
                 do {
                     try setting.readFile(entry.value, &settings)
@@ -68,15 +80,21 @@ public enum ConfigurationFile {
         do {
             try settings.daemon.detector.validate()
         } catch {
-            guard case .outOfRange(let name, _) = error, let setting = DaemonSetting.all.first(where: { $0.table == "detector" && $0.key == name }) else {
+            guard case .outOfRange(let name, _) = error,
+                let setting = DaemonSetting.all.first(where: { $0.table == "detector" && $0.key == name })
+            else {
                 throw ConfigurationError(file: file, line: nil, message: "[detector]: \(error.description)")
             }
             throw fail(setting, line: detectorLines[name], error.description)
         }
         let hinge = settings.daemon.hinge
-        if hinge.laptopBelow >= hinge.tabletAbove, let setting = DaemonSetting.all.first(where: { $0.table == "hinge" && $0.key == "laptop-below" }) {
-            throw fail(setting, line: hingeLines["laptop-below"] ?? hingeLines["tablet-above"],
-                       "laptop-below (\(hinge.laptopBelow)) must be below tablet-above (\(hinge.tabletAbove)): between them nothing changes")
+        if hinge.laptopBelow >= hinge.tabletAbove,
+            let setting = DaemonSetting.all.first(where: { $0.table == "hinge" && $0.key == "laptop-below" })
+        {
+            throw fail(
+                setting, line: hingeLines["laptop-below"] ?? hingeLines["tablet-above"],
+                "laptop-below (\(hinge.laptopBelow)) must be below tablet-above (\(hinge.tabletAbove)): between them nothing changes"
+            )
         }
         return settings
     }

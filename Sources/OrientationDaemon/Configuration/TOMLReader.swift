@@ -68,20 +68,26 @@ struct TOMLDocument {
             if byte == UInt8(ascii: "[") {
                 let line = reader.line
                 reader.advance()
-                if reader.peek() == UInt8(ascii: "[") { throw reader.error("arrays of tables ([[…]]) are not used in orientd's configuration") }
+                if reader.peek() == UInt8(ascii: "[") {
+                    throw reader.error("arrays of tables ([[…]]) are not used in orientd's configuration")
+                }
                 reader.skipSpaces()
                 let name = try reader.key()
                 reader.skipSpaces()
                 guard reader.peek() == UInt8(ascii: "]") else { throw reader.error("expected ] after the table name") }
                 reader.advance()
                 try reader.endOfLine()
-                guard seenTables.insert(name).inserted else { throw SyntaxError(line: line, message: "table [\(name)] defined twice") }
+                guard seenTables.insert(name).inserted else {
+                    throw SyntaxError(line: line, message: "table [\(name)] defined twice")
+                }
                 tables.append(Table(name: name, line: line, entries: []))
             } else {
                 let line = reader.line
                 let key = try reader.key()
                 reader.skipSpaces()
-                guard reader.peek() == UInt8(ascii: "=") else { throw reader.error("expected = after the key \"\(key)\"") }
+                guard reader.peek() == UInt8(ascii: "=") else {
+                    throw reader.error("expected = after the key \"\(key)\"")
+                }
                 reader.advance()
                 reader.skipSpaces()
                 let value = try reader.value()
@@ -137,7 +143,9 @@ struct TOMLDocument {
             skipComment()
             if peek() == UInt8(ascii: "\r") { advance() }
             guard let byte = peek() else { return }
-            guard byte == UInt8(ascii: "\n") else { throw error("unexpected \(Self.show(byte)) after the value (one key or table per line)") }
+            guard byte == UInt8(ascii: "\n") else {
+                throw error("unexpected \(Self.show(byte)) after the value (one key or table per line)")
+            }
             advance()
         }
 
@@ -146,8 +154,10 @@ struct TOMLDocument {
         }
 
         static func isBare(_ byte: UInt8) -> Bool {
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
         }
 
         /// A bare or quoted key (or table name).
@@ -164,7 +174,9 @@ struct TOMLDocument {
             case nil: throw error("expected a key at the end of the file")
             }
             skipSpaces()
-            if peek() == UInt8(ascii: ".") { throw error("dotted keys are not used in orientd's configuration (\"\(key).…\")") }
+            if peek() == UInt8(ascii: ".") {
+                throw error("dotted keys are not used in orientd's configuration (\"\(key).…\")")
+            }
             return key
         }
 
@@ -172,10 +184,14 @@ struct TOMLDocument {
             guard let byte = peek() else { throw error("expected a value at the end of the file") }
             switch byte {
             case UInt8(ascii: "\""):
-                if peek(1) == UInt8(ascii: "\""), peek(2) == UInt8(ascii: "\"") { throw error("multi-line strings are not used in orientd's configuration") }
+                if peek(1) == UInt8(ascii: "\""), peek(2) == UInt8(ascii: "\"") {
+                    throw error("multi-line strings are not used in orientd's configuration")
+                }
                 return .string(try basicString())
             case UInt8(ascii: "'"):
-                if peek(1) == UInt8(ascii: "'"), peek(2) == UInt8(ascii: "'") { throw error("multi-line strings are not used in orientd's configuration") }
+                if peek(1) == UInt8(ascii: "'"), peek(2) == UInt8(ascii: "'") {
+                    throw error("multi-line strings are not used in orientd's configuration")
+                }
                 return .string(try literalString())
             case UInt8(ascii: "["):
                 return try array()
@@ -216,7 +232,9 @@ struct TOMLDocument {
                 raw.removeAll()
             }
             while true {
-                guard let byte = peek(), byte != UInt8(ascii: "\n") else { throw error("the string is not closed with \" on its line") }
+                guard let byte = peek(), byte != UInt8(ascii: "\n") else {
+                    throw error("the string is not closed with \" on its line")
+                }
                 advance()
                 if byte == UInt8(ascii: "\"") { break }
                 guard byte == UInt8(ascii: "\\") else {
@@ -225,23 +243,24 @@ struct TOMLDocument {
                 }
                 guard let escape = peek() else { throw error("the string is not closed with \"") }
                 advance()
-                let simple: UInt8? = switch escape {
-                case UInt8(ascii: "\""): UInt8(ascii: "\"")
-                case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-                case UInt8(ascii: "n"): 0x0A
-                case UInt8(ascii: "t"): 0x09
-                case UInt8(ascii: "r"): 0x0D
-                case UInt8(ascii: "b"): 0x08
-                case UInt8(ascii: "f"): 0x0C
-                default: nil
-                }
+                let simple: UInt8? =
+                    switch escape {
+                    case UInt8(ascii: "\""): UInt8(ascii: "\"")
+                    case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+                    case UInt8(ascii: "n"): 0x0A
+                    case UInt8(ascii: "t"): 0x09
+                    case UInt8(ascii: "r"): 0x0D
+                    case UInt8(ascii: "b"): 0x08
+                    case UInt8(ascii: "f"): 0x0C
+                    default: nil
+                    }
                 if let simple {
                     raw.append(simple)
                 } else if escape == UInt8(ascii: "u") || escape == UInt8(ascii: "U") {
                     let count = escape == UInt8(ascii: "u") ? 4 : 8
                     guard index + count <= bytes.count,
-                          let code = UInt32(String(decoding: bytes[index..<index + count], as: UTF8.self), radix: 16),
-                          let scalar = Unicode.Scalar(code)
+                        let code = UInt32(String(decoding: bytes[index..<index + count], as: UTF8.self), radix: 16),
+                        let scalar = Unicode.Scalar(code)
                     else { throw error("invalid \\\(Character(Unicode.Scalar(escape))) escape in the string") }
                     for _ in 0..<count { advance() }
                     flush()
@@ -259,7 +278,9 @@ struct TOMLDocument {
             advance()  // '
             let start = index
             while true {
-                guard let byte = peek(), byte != UInt8(ascii: "\n") else { throw error("the string is not closed with ' on its line") }
+                guard let byte = peek(), byte != UInt8(ascii: "\n") else {
+                    throw error("the string is not closed with ' on its line")
+                }
                 if byte == UInt8(ascii: "'") { break }
                 advance()
             }
@@ -271,8 +292,12 @@ struct TOMLDocument {
         /// A boolean, integer or float: the bytes up to a delimiter.
         mutating func scalar() throws(SyntaxError) -> Value {
             let start = index
-            while let byte = peek(), ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "#"),
-                                       UInt8(ascii: ","), UInt8(ascii: "]")].contains(byte) { advance() }
+            while let byte = peek(),
+                ![
+                    UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "#"),
+                    UInt8(ascii: ","), UInt8(ascii: "]"),
+                ].contains(byte)
+            { advance() }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
             if let value = Self.scalar(text) { return value }
             if text.contains(":") || (text.count >= 10 && text.dropFirst(4).first == "-") {
@@ -293,21 +318,28 @@ struct TOMLDocument {
             // Underscores only between digits.
             let parts = text.split(separator: "_", omittingEmptySubsequences: false)
             guard parts.allSatisfy({ !$0.isEmpty }) else { return nil }
-            if parts.count > 1, !parts.dropLast().allSatisfy({ $0.last!.isHexDigit }) || !parts.dropFirst().allSatisfy({ $0.first!.isHexDigit }) { return nil }
+            if parts.count > 1,
+                !parts.dropLast().allSatisfy({ $0.last!.isHexDigit })
+                    || !parts.dropFirst().allSatisfy({ $0.first!.isHexDigit })
+            {
+                return nil
+            }
             let plain = parts.joined()
             for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where plain.hasPrefix(prefix) {
                 return Int(plain.dropFirst(2), radix: radix).map(Value.integer)
             }
             let digits = plain.first == "+" || plain.first == "-" ? plain.dropFirst() : Substring(plain)
             guard let first = digits.first, first.isASCII, first.isNumber else { return nil }
-            if digits.count > 1, first == "0", digits.dropFirst().first?.isNumber == true { return nil }  // no leading zeros
+            // no leading zeros
+            if digits.count > 1, first == "0", digits.dropFirst().first?.isNumber == true { return nil }
             if digits.allSatisfy({ $0.isASCII && $0.isNumber }) { return Int(plain).map(Value.integer) }
             // A float needs digits on both sides of the point.
             if let point = plain.firstIndex(of: ".") {
                 let before = plain[..<point].last, after = plain[plain.index(after: point)...].first
                 guard before?.isNumber == true, after?.isNumber == true else { return nil }
             }
-            guard plain.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }), let value = Double(plain) else { return nil }
+            guard plain.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }), let value = Double(plain)
+            else { return nil }
             return .float(value)
         }
     }

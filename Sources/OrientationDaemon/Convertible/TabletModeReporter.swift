@@ -10,7 +10,9 @@ enum TabletModeSwitchPlan: Equatable {
     /// Why not, for the log; nil when the setting is off (nothing worth saying).
     case skip(String?)
 
-    static func decide(_ setting: TabletModeSwitchMode, uinputPath: String, uinputWritable: Bool, kernelSwitches: [String]) -> TabletModeSwitchPlan {
+    static func decide(
+        _ setting: TabletModeSwitchMode, uinputPath: String, uinputWritable: Bool, kernelSwitches: [String]
+    ) -> TabletModeSwitchPlan {
         switch setting {
         case .off: return .skip(nil)
         case .on: return .create
@@ -32,8 +34,10 @@ public struct TabletModeSwitchAccess: Sendable {
     let probe: TabletModeReporter.Probe
     let create: TabletModeReporter.Create
 
-    public init(probe: @escaping @Sendable (String) -> (uinputWritable: Bool, kernelSwitches: [String]),
-                create: @escaping @Sendable (String) throws(InputDeviceError) -> any InputEventWriter) {
+    public init(
+        probe: @escaping @Sendable (String) -> (uinputWritable: Bool, kernelSwitches: [String]),
+        create: @escaping @Sendable (String) throws(InputDeviceError) -> any InputEventWriter
+    ) {
         self.probe = probe
         self.create = create
     }
@@ -45,7 +49,9 @@ public struct LidSwitchAccess: Sendable {
     public typealias Report = @Sendable (_ closed: Bool?) -> Void
     let start: @Sendable (@escaping Report) -> Result<(device: String, stop: @Sendable () -> Void), any Error>
 
-    public init(start: @escaping @Sendable (@escaping Report) -> Result<(device: String, stop: @Sendable () -> Void), any Error>) {
+    public init(
+        start: @escaping @Sendable (@escaping Report) -> Result<(device: String, stop: @Sendable () -> Void), any Error>
+    ) {
         self.start = start
     }
 }
@@ -97,7 +103,9 @@ final class TabletModeReporter {
 
     private func decide() {
         let (writable, kernelSwitches) = setting == .off ? (false, []) : probe(uinputPath)
-        switch TabletModeSwitchPlan.decide(setting, uinputPath: uinputPath, uinputWritable: writable, kernelSwitches: kernelSwitches) {
+        switch TabletModeSwitchPlan.decide(
+            setting, uinputPath: uinputPath, uinputWritable: writable, kernelSwitches: kernelSwitches)
+        {
         case .skip(let reason):
             if let reason { logger.notice("no tablet-mode switch: \(reason)") }
             state = .off

@@ -66,7 +66,10 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         hub.eventLoop.preconditionInEventLoop()
         firstReplyTimer?.cancel()
         for call in waitingForValue + authorizing.values {
-            submit(.fail(call, name: "org.freedesktop.DBus.Error.Disconnected", message: "orientd stops serving the system bus"))
+            submit(
+                .fail(
+                    call, name: "org.freedesktop.DBus.Error.Disconnected",
+                    message: "orientd stops serving the system bus"))
         }
         waitingForValue = []
         authorizing = [:]
@@ -117,8 +120,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         case .polkitAbsent:
             if !polkitAbsenceLogged {
                 polkitAbsenceLogged = true
-                logger.warning("polkit is not on the system bus: claims are allowed from root and the control group only",
-                               metadata: ["control.group": "\(hub.configuration.controlGroup ?? "(none)")"])
+                logger.warning(
+                    "polkit is not on the system bus: claims are allowed from root and the control group only",
+                    metadata: ["control.group": "\(hub.configuration.controlGroup ?? "(none)")"])
             }
             authorizing[call.id] = call
             submit(.identify(call))
@@ -190,7 +194,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         if awaitsValue(claimed) {
             waitingForValue.append(call)
             if firstReplyTimer == nil {
-                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in self?.answerWaiting(all: true) }
+                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in
+                    self?.answerWaiting(all: true)
+                }
             }
         } else {
             submit(.reply(call))
@@ -207,9 +213,12 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
 
     /// Answers the waiting claims whose value came (every one at the deadline).
     private func answerWaiting(all: Bool) {
-        let (ready, waiting) = all ? (waitingForValue, []) : waitingForValue.reduce(into: ([BusCall](), [BusCall]())) { split, call in
-            if awaitsValue(call.method.claimed) { split.1.append(call) } else { split.0.append(call) }
-        }
+        let (ready, waiting) =
+            all
+            ? (waitingForValue, [])
+            : waitingForValue.reduce(into: ([BusCall](), [BusCall]())) { split, call in
+                if awaitsValue(call.method.claimed) { split.1.append(call) } else { split.0.append(call) }
+            }
         waitingForValue = waiting
         for call in ready { submit(.reply(call)) }
         if waiting.isEmpty {
@@ -248,7 +257,8 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
             // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal, and only of
             // the sensors it claims.
             for (name, claimant) in claimants.sorted(by: { $0.key < $1.key }) {
-                let heard = changes.intersection(claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
+                let heard = changes.intersection(
+                    claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
                 if !heard.isEmpty { submit(.emitChanged(to: name, heard)) }
             }
         }

@@ -20,7 +20,9 @@ final class SensorProxyService: @unchecked Sendable {
     /// settings leaves a serving front end alone and tries again where the name is not served (the
     /// bus was unreachable, the name taken, or the connection lost), so SIGHUP is the way back.
     func apply(_ configuration: DaemonConfiguration, atStart: Bool) async throws(SystemBusError) {
-        if let current = running.withLockedValue({ $0 }), current.mode == configuration.dbusMode, current.polkit == configuration.dbusPolkit {
+        if let current = running.withLockedValue({ $0 }), current.mode == configuration.dbusMode,
+            current.polkit == configuration.dbusPolkit
+        {
             let hub = self.hub
             let serving = (try? await hub.eventLoop.submit { hub.sensorProxy != nil }.get()) ?? false
             if current.mode == .off || serving { return }
@@ -32,10 +34,12 @@ final class SensorProxyService: @unchecked Sendable {
 
     /// Stops serving: the front end's listeners leave the hub, then the connection closes.
     func stop() async {
-        guard let current = running.withLockedValue({ running in
-            defer { running = nil }
-            return running
-        }) else { return }
+        guard
+            let current = running.withLockedValue({ running in
+                defer { running = nil }
+                return running
+            })
+        else { return }
         let hub = self.hub
         try? await hub.eventLoop.submit {
             hub.sensorProxy?.stop()
@@ -50,7 +54,9 @@ final class SensorProxyService: @unchecked Sendable {
     }
 
     /// The connection when the name is served; nil otherwise (and the status says why).
-    private func start(_ configuration: DaemonConfiguration, atStart: Bool) async throws(SystemBusError) -> SystemBusConnection? {
+    private func start(
+        _ configuration: DaemonConfiguration, atStart: Bool
+    ) async throws(SystemBusError) -> SystemBusConnection? {
         guard configuration.dbusMode != .off else {
             await report("off")
             return nil
@@ -61,7 +67,9 @@ final class SensorProxyService: @unchecked Sendable {
         } catch {
             if configuration.dbusMode == .on && atStart { throw error }
             let level: Logger.Level = configuration.dbusMode == .on ? .error : .notice
-            logger.log(level: level, "the system bus is not reachable: net.hadess.SensorProxy is not served", metadata: ["reason": "\(error)"])
+            logger.log(
+                level: level, "the system bus is not reachable: net.hadess.SensorProxy is not served",
+                metadata: ["reason": "\(error)"])
             await report("not served: the system bus is not reachable (\(error))")
             return nil
         }
@@ -84,7 +92,10 @@ final class SensorProxyService: @unchecked Sendable {
             hub.eventLoop.execute {
                 switch event {
                 case .nameLost, .disconnected:
-                    let reason = if case .disconnected(let text) = event { text } else { "another process took \(SystemBusConnection.wellKnownName) over" }
+                    let reason =
+                        if case .disconnected(let text) = event { text } else {
+                            "another process took \(SystemBusConnection.wellKnownName) over"
+                        }
                     logger.warning("net.hadess.SensorProxy is no longer served", metadata: ["reason": "\(reason)"])
                     // Only if this front end is still the hub's (a reload may have replaced it).
                     guard let frontEnd, hub.sensorProxy === frontEnd else { return }

@@ -97,13 +97,16 @@ struct SensorProxyValues: Hashable, Sendable {
     ///
     /// The other kinds' values are their last published readings, kept when the claim ends (the
     /// incumbent keeps them too) and reset when their sensor goes away.
-    func following(_ state: DaemonState, tilt newTilt: AccelerometerTilt?, laptopKeepsNormal: Bool = true) -> SensorProxyValues {
+    func following(
+        _ state: DaemonState, tilt newTilt: AccelerometerTilt?, laptopKeepsNormal: Bool = true
+    ) -> SensorProxyValues {
         var next = SensorProxyValues()
         next.hasAccelerometer = state.sensor != .absent
         if next.hasAccelerometer {
             next.orientation = orientation
             next.tilt = tilt
-            let followed = ConvertibleRotation.followedOrientation(device: state.device, mode: state.mode, laptopKeepsNormal: laptopKeepsNormal)
+            let followed = ConvertibleRotation.followedOrientation(
+                device: state.device, mode: state.mode, laptopKeepsNormal: laptopKeepsNormal)
             if let upright = AccelerometerOrientation(followed) { next.orientation = upright }
             if let newTilt, newTilt != .undefined { next.tilt = newTilt }
         }

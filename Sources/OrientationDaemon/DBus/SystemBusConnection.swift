@@ -115,25 +115,33 @@ final class SystemBusConnection: @unchecked Sendable {
     init() throws(SystemBusError) {
         var connection: OpaquePointer?
         let opened = sd_bus_open_system(&connection)
-        guard opened >= 0, let connection else { throw SystemBusError(operation: "connecting to the system bus", code: -opened) }
+        guard opened >= 0, let connection else {
+            throw SystemBusError(operation: "connecting to the system bus", code: -opened)
+        }
         bus = connection
         object = .allocate(capacity: 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        orientd_sp_object_init(object, { message, method, context in
-            let connection = Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue()
-            return connection.received(message!, method: method)
-        }, context)
+        orientd_sp_object_init(
+            object,
+            { message, method, context in
+                let connection = Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue()
+                return connection.received(message!, method: method)
+            }, context)
         var main: OpaquePointer?, compass: OpaquePointer?, owners: OpaquePointer?, lost: OpaquePointer?
         var result = orientd_sp_add_objects(bus, object, &main, &compass)
         if result >= 0 {
-            result = orientd_bus_watch_name_owners(bus, &owners, { message, context, _ in
-                Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameOwnerChanged(message!)
-            }, context)
+            result = orientd_bus_watch_name_owners(
+                bus, &owners,
+                { message, context, _ in
+                    Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameOwnerChanged(message!)
+                }, context)
         }
         if result >= 0 {
-            result = orientd_bus_watch_name_lost(bus, &lost, { message, context, _ in
-                Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameLost(message!)
-            }, context)
+            result = orientd_bus_watch_name_lost(
+                bus, &lost,
+                { message, context, _ in
+                    Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameLost(message!)
+                }, context)
         }
         slots = [main, compass, owners, lost]
         guard result >= 0 else {
@@ -147,8 +155,11 @@ final class SystemBusConnection: @unchecked Sendable {
         let result = sd_bus_request_name(bus, Self.wellKnownName, UInt64(SD_BUS_NAME_REPLACE_EXISTING))
         switch result {
         case 0...: return .acquired
-        case -EEXIST: return .refused("\(Self.wellKnownName) is owned by another process that does not allow replacement")
-        case -EACCES, -EPERM: return .refused("the bus policy does not let this user own \(Self.wellKnownName) (see /usr/share/dbus-1/system.d/)")
+        case -EEXIST:
+            return .refused("\(Self.wellKnownName) is owned by another process that does not allow replacement")
+        case -EACCES, -EPERM:
+            return .refused(
+                "the bus policy does not let this user own \(Self.wellKnownName) (see /usr/share/dbus-1/system.d/)")
         default: return .refused("requesting \(Self.wellKnownName): \(String(cString: strerror(-result)))")
         }
     }
@@ -209,12 +220,15 @@ final class SystemBusConnection: @unchecked Sendable {
             }
             // A command submitted meanwhile has signalled the eventfd: the wait returns at once.
             let events = sd_bus_get_events(bus)
-            _ = wakeup.wait(timeout: timeout, other: sd_bus_get_fd(bus), otherEvents: Int16(truncatingIfNeeded: max(events, 0)))
+            _ = wakeup.wait(
+                timeout: timeout, other: sd_bus_get_fd(bus), otherEvents: Int16(truncatingIfNeeded: max(events, 0)))
         }
     }
 
     private func received(_ message: OpaquePointer, method: orientd_sp_method) -> Int32 {
-        guard let method = SensorProxyMethod(rawValue: Int(method.rawValue)), let sender = sd_bus_message_get_sender(message) else {
+        guard let method = SensorProxyMethod(rawValue: Int(method.rawValue)),
+            let sender = sd_bus_message_get_sender(message)
+        else {
             return -EINVAL
         }
         let id = nextCallID
@@ -234,7 +248,9 @@ final class SystemBusConnection: @unchecked Sendable {
 
     private func nameLost(_ message: OpaquePointer) -> Int32 {
         var name: UnsafePointer<CChar>?
-        if orientd_bus_read_string(message, &name) >= 0, let name, String(cString: name) == Self.wellKnownName { onEvent(.nameLost) }
+        if orientd_bus_read_string(message, &name) >= 0, let name, String(cString: name) == Self.wellKnownName {
+            onEvent(.nameLost)
+        }
         return 0
     }
 
@@ -251,18 +267,24 @@ final class SystemBusConnection: @unchecked Sendable {
         case .forget(let call):
             if let message = openCalls.removeValue(forKey: call.id) { sd_bus_message_unref(message) }
         case .setValues(let values):
-            _ = orientd_sp_set_values(object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
-            orientd_sp_set_other_values(object, values.hasAmbientLight ? 1 : 0, values.lightUnit == .vendor ? 1 : 0, values.lightLevel,
-                                        values.hasProximity ? 1 : 0, values.proximityNear ? 1 : 0, values.hasCompass ? 1 : 0, values.compassHeading)
+            _ = orientd_sp_set_values(
+                object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
+            orientd_sp_set_other_values(
+                object, values.hasAmbientLight ? 1 : 0, values.lightUnit == .vendor ? 1 : 0, values.lightLevel,
+                values.hasProximity ? 1 : 0, values.proximityNear ? 1 : 0, values.hasCompass ? 1 : 0,
+                values.compassHeading)
         case .emitChanged(let destination, let changes):
             _ = orientd_sp_emit_changed(bus, object, destination, Int32(changes.rawValue))
         case .authorize(let call, let action):
             let request = Unmanaged.passRetained(PendingAuthorization(connection: self, call: call)).toOpaque()
-            let result = orientd_bus_check_authorization_async(bus, nil, call.sender, action, { reply, context, _ in
-                let request = Unmanaged<PendingAuthorization>.fromOpaque(context!).takeRetainedValue()
-                request.connection.onEvent(.authorization(request.call, SystemBusConnection.readAuthorization(reply!)))
-                return 0
-            }, request)
+            let result = orientd_bus_check_authorization_async(
+                bus, nil, call.sender, action,
+                { reply, context, _ in
+                    let request = Unmanaged<PendingAuthorization>.fromOpaque(context!).takeRetainedValue()
+                    request.connection.onEvent(
+                        .authorization(request.call, SystemBusConnection.readAuthorization(reply!)))
+                    return 0
+                }, request)
             if result < 0 {
                 Unmanaged<PendingAuthorization>.fromOpaque(request).release()
                 onEvent(.authorization(call, .failed("asking polkit: \(String(cString: strerror(-result)))")))
@@ -271,8 +293,12 @@ final class SystemBusConnection: @unchecked Sendable {
             guard let message = openCalls[call.id] else { return }
             var uid: uid_t = 0, gid: gid_t = 0, pid: pid_t = 0
             let result = orientd_bus_sender_identity(message, &uid, &gid, &pid)
-            onEvent(.authorization(call, result < 0 ? .failed("asking the bus who \(call.sender) is: \(String(cString: strerror(-result)))")
-                                                    : .identity(PeerCredentials(pid: pid, uid: uid, gid: gid))))
+            onEvent(
+                .authorization(
+                    call,
+                    result < 0
+                        ? .failed("asking the bus who \(call.sender) is: \(String(cString: strerror(-result)))")
+                        : .identity(PeerCredentials(pid: pid, uid: uid, gid: gid))))
         }
     }
 
@@ -280,7 +306,11 @@ final class SystemBusConnection: @unchecked Sendable {
         if sd_bus_message_is_method_error(reply, nil) != 0 {
             let error = sd_bus_message_get_error(reply)
             let name = error?.pointee.name.map { String(cString: $0) } ?? "an error"
-            if name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" { return .polkitAbsent }
+            if name == "org.freedesktop.DBus.Error.ServiceUnknown"
+                || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+            {
+                return .polkitAbsent
+            }
             let text = error?.pointee.message.map { String(cString: $0) } ?? ""
             return .failed("polkit answered \(name)\(text.isEmpty ? "" : ": \(text)")")
         }

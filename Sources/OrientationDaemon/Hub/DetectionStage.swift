@@ -47,7 +47,10 @@ final class DetectionStage: Sendable {
     init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
         paceSettings = readPace == nil ? nil : pace
         self.readPace = readPace
-        pipeline = NIOLockedValueBox(Pipeline(orientation: OrientationPipeline(configuration: configuration), pace: paceSettings.map(SamplingPace.init)))
+        pipeline = NIOLockedValueBox(
+            Pipeline(
+                orientation: OrientationPipeline(configuration: configuration),
+                pace: paceSettings.map(SamplingPace.init)))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -66,24 +69,33 @@ final class DetectionStage: Sendable {
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading)
                 let tilt = pipeline.tilt.process(display)
-                var pace = pipeline.heldFast ? nil : pipeline.pace?.observe(display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                var pace =
+                    pipeline.heldFast
+                    ? nil
+                    : pipeline.pace?.observe(
+                        display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
                 if pace == nil, pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
                     pace = .rest  // the interrupt failed: the device rests on polling now
                 }
                 if let pace {
                     pipeline.onMotionEvents = pace == .rest && readPace?.restsOnMotionEvents == true
-                    readPace?.set(pace == .fast ? nil : pipeline.onMotionEvents ? MotionEvents.checkInterval : pipeline.pace?.interval)
+                    readPace?.set(
+                        pace == .fast
+                            ? nil : pipeline.onMotionEvents ? MotionEvents.checkInterval : pipeline.pace?.interval)
                 }
-                return Detection(change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace,
-                                 silenceDeadline: Self.silenceDeadline(pipeline))
+                return Detection(
+                    change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace,
+                    silenceDeadline: Self.silenceDeadline(pipeline))
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
                 pipeline.sensor = description.identifier
             case .unavailable, .ended:
-                pipeline = Pipeline(orientation: OrientationPipeline(mountMatrix: pipeline.orientation.mountMatrix,
-                                                                     configuration: pipeline.orientation.detector.configuration),
-                                    pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast)
+                pipeline = Pipeline(
+                    orientation: OrientationPipeline(
+                        mountMatrix: pipeline.orientation.mountMatrix,
+                        configuration: pipeline.orientation.detector.configuration),
+                    pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast)
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
@@ -150,11 +162,15 @@ final class DetectionStage: Sendable {
     /// The detector's deadline, later by the check interval while the device rests on the motion
     /// interrupt (a reading is due only then).
     private static func silenceDeadline(_ pipeline: Pipeline) -> Double? {
-        pipeline.orientation.detector.silenceDeadline.map { $0 + (pipeline.onMotionEvents ? MotionEvents.checkInterval : 0) }
+        pipeline.orientation.detector.silenceDeadline.map {
+            $0 + (pipeline.onMotionEvents ? MotionEvents.checkInterval : 0)
+        }
     }
 
     /// No sample since the detector's timeout: the orientation may become unknown.
     func advance(to time: Double) -> OrientationChange? {
-        pipeline.withLockedValue { $0.orientation.advance(to: time - ($0.onMotionEvents ? MotionEvents.checkInterval : 0)) }
+        pipeline.withLockedValue {
+            $0.orientation.advance(to: time - ($0.onMotionEvents ? MotionEvents.checkInterval : 0))
+        }
     }
 }

@@ -40,7 +40,9 @@ final class HingeStage: Sendable {
                 state.matrices[role] = description.mountMatrix
                 return Outcome()
             case .unavailable, .ended:
-                return Outcome(events: state.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor is gone")
+                return Outcome(
+                    events: state.detector.forget(role.location),
+                    angleLostBecause: "the \(role.rawValue) sensor is gone")
             case .fault, .recovered:
                 return Outcome()
             }
@@ -52,21 +54,29 @@ final class HingeStage: Sendable {
         state.withLockedValue { state in
             switch reading {
             case .angle(let time, let degrees):
-                return Self.outcome(state.detector.processMeasured(time: time, degrees: degrees), state.detector, at: time)
+                return Self.outcome(
+                    state.detector.processMeasured(time: time, degrees: degrees), state.detector, at: time)
             case .lost(let reason):
-                return Outcome(events: state.detector.forgetMeasured(), angleLostBecause: "the hinge sensor failed (\(reason))")
+                return Outcome(
+                    events: state.detector.forgetMeasured(), angleLostBecause: "the hinge sensor failed (\(reason))")
             }
         }
     }
 
     /// The hinge-angle sensor stopped sampling: the accelerometers decide until it reads again.
     func forgetMeasured() -> Outcome {
-        state.withLockedValue { Outcome(events: $0.detector.forgetMeasured(), angleLostBecause: "the hinge sensor stopped sampling") }
+        state.withLockedValue {
+            Outcome(events: $0.detector.forgetMeasured(), angleLostBecause: "the hinge sensor stopped sampling")
+        }
     }
 
     /// The `role` sensor stopped sampling: the angle is unknown until it reads again.
     func forget(_ role: SensorRole) -> Outcome {
-        state.withLockedValue { Outcome(events: $0.detector.forget(role.location), angleLostBecause: "the \(role.rawValue) sensor stopped sampling") }
+        state.withLockedValue {
+            Outcome(
+                events: $0.detector.forget(role.location),
+                angleLostBecause: "the \(role.rawValue) sensor stopped sampling")
+        }
     }
 
     /// The lid switch changed (nil: unreadable); it matters near 0°/360° (``HingeDetector``).

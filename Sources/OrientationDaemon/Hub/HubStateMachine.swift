@@ -120,25 +120,32 @@ struct HubStateMachine {
         self.configuration = configuration
         self.hasBaseSensor = hasBaseSensor
         sessions = ResolverSessions(maximumNodes: configuration.maximumSessionNodes)
-        systemSession = Self.makeSystemSession(configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
-        state = DaemonState(device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart, dbus: "off")
+        systemSession = Self.makeSystemSession(
+            configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
+        state = DaemonState(
+            device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart, dbus: "off")
         systemSessionLaunchError = systemSession.apply(.launch).error
         state.interface = systemSession.state.interface
     }
 
     /// The system session: one scene supporting the configured orientations, following the device.
-    private static func makeSystemSession(_ configuration: DaemonConfiguration, device: DeviceOrientation,
-                                          interface: InterfaceOrientation, locked: Bool) -> InterfaceOrientationResolver {
-        InterfaceOrientationResolver(state: ResolverState(
-            profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
-            lock: locked, physicalDevice: device, interface: interface,
-            root: .scene("system", supported: configuration.supportedOrientations)))
+    private static func makeSystemSession(
+        _ configuration: DaemonConfiguration, device: DeviceOrientation,
+        interface: InterfaceOrientation, locked: Bool
+    ) -> InterfaceOrientationResolver {
+        InterfaceOrientationResolver(
+            state: ResolverState(
+                profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
+                lock: locked, physicalDevice: device, interface: interface,
+                root: .scene("system", supported: configuration.supportedOrientations)))
     }
 
     /// The summary systemd shows in `systemctl status`.
     var statusLine: String {
-        let sensor = state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"
-        return "\(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
+        let sensor =
+            state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"
+        return
+            "\(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
     }
 
     func subscribedTopics(of listener: ListenerID) -> [Topic] { listeners[listener]?.subscribedTopics ?? [] }
@@ -148,8 +155,12 @@ struct HubStateMachine {
 
     /// A new listener of `frontEnd`, privileged (root or the control group) or not; refused beyond
     /// the maximum, which counts every front end's listeners.
-    mutating func connect(isPrivileged: Bool, frontEnd: FrontEnd = .socket) throws(ProtocolError) -> (ListenerID, [HubAction]) {
-        guard listeners.count < configuration.maximumClients else { throw .tooManyClients(maximum: configuration.maximumClients) }
+    mutating func connect(
+        isPrivileged: Bool, frontEnd: FrontEnd = .socket
+    ) throws(ProtocolError) -> (ListenerID, [HubAction]) {
+        guard listeners.count < configuration.maximumClients else {
+            throw .tooManyClients(maximum: configuration.maximumClients)
+        }
         let id = ListenerID(value: nextListener, frontEnd: frontEnd)
         nextListener += 1
         listeners[id] = Listener(isPrivileged: isPrivileged)
@@ -170,8 +181,12 @@ struct HubStateMachine {
     // MARK: - Requests
 
     /// A listener's request: the actions it causes (events, sampling), then its reply.
-    mutating func handle(_ request: ClientRequest, from id: ListenerID, at time: Double) -> (actions: [HubAction], reply: Result<ReplyBody, ProtocolError>) {
-        guard let listener = listeners[id] else { return ([], .failure(ProtocolError(.internalError, "unknown listener"))) }
+    mutating func handle(
+        _ request: ClientRequest, from id: ListenerID, at time: Double
+    ) -> (actions: [HubAction], reply: Result<ReplyBody, ProtocolError>) {
+        guard let listener = listeners[id] else {
+            return ([], .failure(ProtocolError(.internalError, "unknown listener")))
+        }
         if request.operation.isPrivileged, !listener.isPrivileged { return ([], .failure(.permissionDenied)) }
         let reply: Result<ReplyBody, ProtocolError>
         do throws(ProtocolError) {
@@ -182,7 +197,9 @@ struct HubStateMachine {
         return (takeOutput(), reply)
     }
 
-    private mutating func perform(_ request: ClientRequest, from id: ListenerID, at time: Double) throws(ProtocolError) -> ReplyBody {
+    private mutating func perform(
+        _ request: ClientRequest, from id: ListenerID, at time: Double
+    ) throws(ProtocolError) -> ReplyBody {
         switch request {
         case .get:
             return .snapshot(seq: seq, state: state)
@@ -190,7 +207,8 @@ struct HubStateMachine {
         case .subscribe(let topics), .unsubscribe(let topics):
             if case .subscribe = request {
                 if let privileged = topics.first(where: \.isPrivileged), !listeners[id]!.isPrivileged {
-                    throw ProtocolError(.permissionDenied, "only root and the control group may subscribe to \(privileged.rawValue)")
+                    throw ProtocolError(
+                        .permissionDenied, "only root and the control group may subscribe to \(privileged.rawValue)")
                 }
                 subscribe(id, to: topics)
             } else {
@@ -214,7 +232,8 @@ struct HubStateMachine {
             return .state(state)
 
         case .openSession(let initial):
-            return try sessions.open(for: id, initial: initial, idiom: configuration.idiom, device: followedDevice, locked: state.locked)
+            return try sessions.open(
+                for: id, initial: initial, idiom: configuration.idiom, device: followedDevice, locked: state.locked)
 
         case .closeSession:
             try sessions.close(for: id)
@@ -338,8 +357,10 @@ struct HubStateMachine {
     /// `unixTime` is when it began on the wall clock, for the state's `since`.
     mutating func sensorFault(_ fault: SensorFault, unixTime: Double, at time: Double) -> [HubAction] {
         if !state.faults.contains(where: { $0.kind == fault.kind.rawValue }) {
-            state.faults.append(SensorFaultState(kind: fault.kind.rawValue, device: fault.device, detail: fault.detail,
-                                                 since: SensorFaultState.timestamp(unixTime: unixTime)))
+            state.faults.append(
+                SensorFaultState(
+                    kind: fault.kind.rawValue, device: fault.device, detail: fault.detail,
+                    since: SensorFaultState.timestamp(unixTime: unixTime)))
         }
         updateSensorStatus(at: time)
         return takeOutput()
@@ -380,7 +401,9 @@ struct HubStateMachine {
     // MARK: - Sensors of other kinds
 
     /// A light, proximity or compass sensor was found (or replaced by another); `unit` for light.
-    mutating func kindSensorAvailable(_ kind: SensorKind, name: String, unit: LightUnit? = nil, at time: Double) -> [HubAction] {
+    mutating func kindSensorAvailable(
+        _ kind: SensorKind, name: String, unit: LightUnit? = nil, at time: Double
+    ) -> [HubAction] {
         let before = state.kinds[kind]
         guard before?.sensor != name || before?.unit != unit else { return [] }
         state.kinds[kind] = KindSensorState(sensor: name, unit: unit)
@@ -405,7 +428,8 @@ struct HubStateMachine {
         // The first reading counts even when it equals the last one published (a claim again).
         if sampling.contains(.kind(kind)) { awaitingFirstReading.remove(kind) }
         guard sampling.contains(.kind(kind)), var current = state.kinds[kind],
-              reading.isMeaningfulChange(from: current.reading) else { return [] }
+            reading.isMeaningfulChange(from: current.reading)
+        else { return [] }
         let from = current.reading
         current.reading = reading
         if case .light(_, let unit) = reading { current.unit = unit }
@@ -420,7 +444,8 @@ struct HubStateMachine {
 
     private mutating func updateSensorStatus(at time: Double) {
         updateRate()
-        let status: SensorStatus = !sensorPresent ? .absent : !state.faults.isEmpty ? .failed : isSampling ? .active : .idle
+        let status: SensorStatus =
+            !sensorPresent ? .absent : !state.faults.isEmpty ? .failed : isSampling ? .active : .idle
         guard status != state.sensor else { return }
         let from = state.sensor
         state.sensor = status
@@ -449,7 +474,8 @@ struct HubStateMachine {
 
     /// Gives the resolver sessions the orientation they follow, when it changed.
     private mutating func followDevice(at time: Double) {
-        let followed = ConvertibleRotation.followedOrientation(device: state.device, mode: state.mode, laptopKeepsNormal: configuration.laptopKeepsNormal)
+        let followed = ConvertibleRotation.followedOrientation(
+            device: state.device, mode: state.mode, laptopKeepsNormal: configuration.laptopKeepsNormal)
         guard followed != followedDevice else { return }
         followedDevice = followed
         applyToSystemSession(.deviceOrientation(followed), at: time)
@@ -474,7 +500,8 @@ struct HubStateMachine {
     /// One change of the daemon's state: `seq` grows by one and every subscriber of its topic hears it.
     private mutating func publish(_ payload: EventPayload, at time: Double) {
         seq += 1
-        output.append(.publish(Event(seq: seq, time: time, state: state, payload: payload), to: subscribers[payload.topic] ?? []))
+        output.append(
+            .publish(Event(seq: seq, time: time, state: state, payload: payload), to: subscribers[payload.topic] ?? []))
         output.append(.statusChanged)
     }
 
@@ -482,17 +509,25 @@ struct HubStateMachine {
 
     /// A re-read configuration (SIGHUP): applies what can change while running and names what
     /// needs a restart (the socket, the sessions' idiom). The detector is the shell's to restart.
-    mutating func reload(_ new: DaemonConfiguration, at time: Double) -> (actions: [HubAction], needsRestart: [String]) {
+    mutating func reload(_ new: DaemonConfiguration, at time: Double) -> (actions: [HubAction], needsRestart: [String])
+    {
         var restart: [String] = []
         if new.socketPath != configuration.socketPath { restart.append("socket path") }
-        if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup { restart.append("socket mode and group") }
+        if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup {
+            restart.append("socket mode and group")
+        }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
-        if new.restRate != configuration.restRate || new.motionMargin != configuration.motionMargin { restart.append("rest rate and motion margin") }
-        if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath { restart.append("tablet-mode switch") }
+        if new.restRate != configuration.restRate || new.motionMargin != configuration.motionMargin {
+            restart.append("rest rate and motion margin")
+        }
+        if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath {
+            restart.append("tablet-mode switch")
+        }
         if new.supportedOrientations != configuration.supportedOrientations {
             // The app-wide mask cannot change through resolver actions: a new system session takes
             // over the device, interface and lock, then enforces the new mask.
-            systemSession = Self.makeSystemSession(new, device: followedDevice, interface: state.interface, locked: state.locked)
+            systemSession = Self.makeSystemSession(
+                new, device: followedDevice, interface: state.interface, locked: state.locked)
             applyToSystemSession(.updateSupportedOrientations, at: time)
         }
         let kept = (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom)

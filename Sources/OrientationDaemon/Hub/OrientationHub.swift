@@ -55,16 +55,19 @@ public final class OrientationHub: @unchecked Sendable {
     /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
     private var sensorRestPacing: String?
 
-    public init(eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
-                baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil,
-                kindSources: [any KindSensorSource] = [], serverName: String) {
+    public init(
+        eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
+        baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil,
+        kindSources: [any KindSensorSource] = [], serverName: String
+    ) {
         self.eventLoop = eventLoop
         self.kindSources = Dictionary(kindSources.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
         self.source = source
         self.baseSource = baseSource
         self.hingeAngleSensor = hingeAngleSensor
         self.serverName = serverName
-        detection = DetectionStage(configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace)
+        detection = DetectionStage(
+            configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace)
         let convertible = baseSource != nil || hingeAngleSensor != nil
         hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
         machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
@@ -118,25 +121,35 @@ public final class OrientationHub: @unchecked Sendable {
         switch event {
         case .available(let description):
             if state.sensor == .absent || state.sensorName != description.identifier {
-                sensorLogger.info("sensor available", metadata: [
-                    "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
-                    "sensor.mode": "\(description.acquisition?.rawValue ?? "mock")",
-                    "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
-                    "sensor.selection": "\(description.selection ?? "")",
-                ])
-                if let pacing = description.restPacing { sensorLogger.info("at rest the sensor is read by \(pacing)", metadata: ["sensor.device": "\(description.identifier)"]) }
+                sensorLogger.info(
+                    "sensor available",
+                    metadata: [
+                        "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                        "sensor.mode": "\(description.acquisition?.rawValue ?? "mock")",
+                        "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                        "sensor.selection": "\(description.selection ?? "")",
+                    ])
+                if let pacing = description.restPacing {
+                    sensorLogger.info(
+                        "at rest the sensor is read by \(pacing)",
+                        metadata: ["sensor.device": "\(description.identifier)"])
+                }
             } else if description.restPacing != sensorRestPacing, let pacing = description.restPacing {
                 // The sensor opened (the first description came from discovery), or its motion
                 // interrupt failed.
                 let failed = sensorRestPacing != nil
-                sensorLogger.log(level: failed ? .warning : .info, "at rest the sensor is read by \(pacing)", metadata: ["sensor.device": "\(description.identifier)"])
+                sensorLogger.log(
+                    level: failed ? .warning : .info, "at rest the sensor is read by \(pacing)",
+                    metadata: ["sensor.device": "\(description.identifier)"])
             } else if let previous = sensorMatrix, previous != description.mountMatrix {
                 // The same sensor re-read after a udev change (a hwdb entry installed).
-                sensorLogger.info("mount matrix changed", metadata: [
-                    "sensor.device": "\(description.identifier)",
-                    "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
-                    "sensor.previous": "\(previous.text)",
-                ])
+                sensorLogger.info(
+                    "mount matrix changed",
+                    metadata: [
+                        "sensor.device": "\(description.identifier)",
+                        "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                        "sensor.previous": "\(previous.text)",
+                    ])
             }
             sensorMatrix = description.mountMatrix
             sensorRestPacing = description.restPacing
@@ -149,12 +162,18 @@ public final class OrientationHub: @unchecked Sendable {
             if let change { perform(machine.deviceDetected(change.to, at: now)) }
         case .fault(let fault):
             if faultLog.logFault(fault.kind, at: now) {
-                sensorLogger.warning("sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+                sensorLogger.warning(
+                    "sensor fault",
+                    metadata: [
+                        "sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)",
+                        "detail": "\(fault.detail)",
+                    ])
             }
             perform(machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now))
         case .recovered(let kind, let device):
             if faultLog.logRecovery(kind) {
-                sensorLogger.info("sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+                sensorLogger.info(
+                    "sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
             perform(machine.sensorRecovered(kind, at: now))
         case .ended:
@@ -169,26 +188,37 @@ public final class OrientationHub: @unchecked Sendable {
         let now = MonotonicClock.now()
         switch event {
         case .available(let description):
-            sensorLogger.info("\(kind) available", metadata: [
-                "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
-                "sensor.mode": "\(description.acquisition.rawValue)", "sensor.reading": "\(description.reading)",
-            ])
-            for problem in description.problems { sensorLogger.warning("\(problem)", metadata: ["sensor.device": "\(description.identifier)"]) }
+            sensorLogger.info(
+                "\(kind) available",
+                metadata: [
+                    "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                    "sensor.mode": "\(description.acquisition.rawValue)", "sensor.reading": "\(description.reading)",
+                ])
+            for problem in description.problems {
+                sensorLogger.warning("\(problem)", metadata: ["sensor.device": "\(description.identifier)"])
+            }
             perform(machine.kindSensorAvailable(kind, name: description.identifier, unit: description.unit, at: now))
         case .unavailable(let reason):
             sensorLogger.notice("no \(kind)", metadata: ["reason": "\(reason)"])
             perform(machine.kindSensorLost(kind, at: now))
         case .reading(let reading, _):
             let actions = machine.kindReading(reading, at: now)
-            sensorLogger.debug("\(kind) reading", metadata: ["reading": "\(reading)", "published": "\(!actions.isEmpty)"])
+            sensorLogger.debug(
+                "\(kind) reading", metadata: ["reading": "\(reading)", "published": "\(!actions.isEmpty)"])
             perform(actions)
         case .fault(let fault):
             if kindFaultLogs[kind, default: FaultLogLimiter()].logFault(fault.kind, at: now) {
-                sensorLogger.warning("\(kind) fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+                sensorLogger.warning(
+                    "\(kind) fault",
+                    metadata: [
+                        "sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)",
+                        "detail": "\(fault.detail)",
+                    ])
             }
         case .recovered(let faultKind, let device):
             if kindFaultLogs[kind, default: FaultLogLimiter()].logRecovery(faultKind) {
-                sensorLogger.info("\(kind) recovered", metadata: ["sensor.device": "\(device)", "fault": "\(faultKind.rawValue)"])
+                sensorLogger.info(
+                    "\(kind) recovered", metadata: ["sensor.device": "\(device)", "fault": "\(faultKind.rawValue)"])
             }
         }
         // The bus's Has* properties follow presence, which no claim-free topic carries.
@@ -199,12 +229,18 @@ public final class OrientationHub: @unchecked Sendable {
     func paceChanged(_ pace: SamplingPace.Pace) {
         eventLoop.preconditionInEventLoop()
         let onMotionEvents = pace == .rest && detection.restsOnMotionEvents
-        let restRate = pace != .rest ? nil : onMotionEvents ? 1 / MotionEvents.checkInterval : configuration.samplingPace()?.restRate
+        let restRate =
+            pace != .rest
+            ? nil : onMotionEvents ? 1 / MotionEvents.checkInterval : configuration.samplingPace()?.restRate
         machine.paceChanged(restRate: restRate)
         if onMotionEvents {
-            sensorLogger.debug("the device rests: read on the motion interrupt, and every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s")
+            sensorLogger.debug(
+                "the device rests: read on the motion interrupt, and every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s"
+            )
         } else {
-            sensorLogger.debug(restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" } ?? "the device moves: read at the sampling rate")
+            sensorLogger.debug(
+                restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" }
+                    ?? "the device moves: read at the sampling rate")
         }
     }
 
@@ -213,9 +249,11 @@ public final class OrientationHub: @unchecked Sendable {
     func gravityScaleLearned(_ measurement: GravityScaleLearner.Measurement) {
         eventLoop.preconditionInEventLoop()
         func rounded(_ value: Double, _ places: Double) -> Double { (value * places).rounded() / places }
-        sensorLogger.notice("sensor scale corrected: gravity at rest reads \(rounded(measurement.measuredGravity, 100)) m/s² (\(rounded(measurement.measuredGravity / 9.81, 100)) g); readings are multiplied by \(rounded(measurement.factor, 1e5))", metadata: [
-            "sensor.device": "\(state.sensorName ?? "?")",
-        ])
+        sensorLogger.notice(
+            "sensor scale corrected: gravity at rest reads \(rounded(measurement.measuredGravity, 100)) m/s² (\(rounded(measurement.measuredGravity / 9.81, 100)) g); readings are multiplied by \(rounded(measurement.factor, 1e5))",
+            metadata: [
+                "sensor.device": "\(state.sensorName ?? "?")"
+            ])
     }
 
     /// A base-sensor event the hinge stage has already observed (on that sensor's thread).
@@ -226,23 +264,32 @@ public final class OrientationHub: @unchecked Sendable {
         case .available(let description):
             basePresent = true
             holdDisplayPace()
-            sensorLogger.info("base sensor available", metadata: [
-                "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
-                "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
-                "sensor.selection": "\(description.selection ?? "")",
-            ])
+            sensorLogger.info(
+                "base sensor available",
+                metadata: [
+                    "sensor.device": "\(description.identifier)", "sensor.name": "\(description.name)",
+                    "sensor.matrix": "\(description.mountMatrix.text) (\(description.mountMatrixOrigin.rawValue))",
+                    "sensor.selection": "\(description.selection ?? "")",
+                ])
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
         case .unavailable(let reason):
             basePresent = false
             holdDisplayPace()
-            sensorLogger.notice("base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
+            sensorLogger.notice(
+                "base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
         case .fault(let fault):
             if baseFaultLog.logFault(fault.kind, at: now) {
-                sensorLogger.warning("base sensor fault", metadata: ["sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)", "detail": "\(fault.detail)"])
+                sensorLogger.warning(
+                    "base sensor fault",
+                    metadata: [
+                        "sensor.device": "\(fault.device)", "fault": "\(fault.kind.rawValue)",
+                        "detail": "\(fault.detail)",
+                    ])
             }
         case .recovered(let kind, let device):
             if baseFaultLog.logRecovery(kind) {
-                sensorLogger.info("base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
+                sensorLogger.info(
+                    "base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
         case .ended:
             basePresent = false
@@ -271,7 +318,8 @@ public final class OrientationHub: @unchecked Sendable {
     /// A hinge-angle sensor's failure (its readings reach the hub only as the stage's outcomes).
     func hingeAngleLost(_ reason: String, outcome: HingeStage.Outcome) {
         eventLoop.preconditionInEventLoop()
-        sensorLogger.warning("hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
+        sensorLogger.warning(
+            "hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
         hingeChanged(outcome)
     }
 
@@ -284,7 +332,9 @@ public final class OrientationHub: @unchecked Sendable {
                 if angle == nil, let reason = outcome.angleLostBecause {
                     // A sensor's silence or loss is news once per episode; a hinge held upright is not.
                     if reason.contains("silent") || reason.contains("gone") {
-                        sensorLogger.warning("hinge angle unknown: \(reason); the mode holds", metadata: ["mode": "\(state.mode?.rawValue ?? "unknown")"])
+                        sensorLogger.warning(
+                            "hinge angle unknown: \(reason); the mode holds",
+                            metadata: ["mode": "\(state.mode?.rawValue ?? "unknown")"])
                     } else {
                         sensorLogger.debug("hinge angle unknown: \(reason)")
                     }
@@ -296,7 +346,9 @@ public final class OrientationHub: @unchecked Sendable {
                 perform(machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now))
                 if !wasKnown, state.hinge != nil { armHingeCheck() }
             case .mode(let mode):
-                sensorLogger.info("mode \(mode.rawValue)", metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
+                sensorLogger.info(
+                    "mode \(mode.rawValue)",
+                    metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
                 perform(machine.modeDetected(mode, at: now))
                 tabletModeReporter?.modeChanged(mode)
             }

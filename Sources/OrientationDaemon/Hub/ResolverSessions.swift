@@ -32,10 +32,15 @@ struct ResolverSessions {
     /// Opens `listener`'s session on a daemon whose device orientation is `device` and lock `locked`.
     /// With `initial` the session starts exactly there (interface unknown until `scene.launch`);
     /// without it, one scene of `idiom` is launched at once.
-    mutating func open(for listener: ListenerID, initial given: ResolverState?, idiom: DeviceIdiom,
-                       device: DeviceOrientation, locked: Bool) throws(ProtocolError) -> ReplyBody {
-        guard sessions[listener] == nil else { throw ProtocolError(.sessionExists, "this connection already has a session; session.close first") }
-        var initial = given ?? ResolverState(idiom: idiom, physicalDevice: .unknown, interface: .unknown, root: .scene("root"))
+    mutating func open(
+        for listener: ListenerID, initial given: ResolverState?, idiom: DeviceIdiom,
+        device: DeviceOrientation, locked: Bool
+    ) throws(ProtocolError) -> ReplyBody {
+        guard sessions[listener] == nil else {
+            throw ProtocolError(.sessionExists, "this connection already has a session; session.close first")
+        }
+        var initial =
+            given ?? ResolverState(idiom: idiom, physicalDevice: .unknown, interface: .unknown, root: .scene("root"))
         try checkSize(initial)
         initial.physicalDevice = device  // the session follows the daemon's device orientation
         initial.setLock(locked)
@@ -44,7 +49,9 @@ struct ResolverSessions {
         if given == nil {
             let outcome = session.resolver.apply(.launch)
             if let error = outcome.error {
-                throw ProtocolError(ProtocolErrorCode(error.code), "the session cannot start: \(error.reason.rawValue)", reason: error.reason.rawValue)
+                throw ProtocolError(
+                    ProtocolErrorCode(error.code), "the session cannot start: \(error.reason.rawValue)",
+                    reason: error.reason.rawValue)
             }
             launchChange = outcome.interfaceChange
         }
@@ -53,7 +60,9 @@ struct ResolverSessions {
     }
 
     mutating func close(for listener: ListenerID) throws(ProtocolError) {
-        guard sessions.removeValue(forKey: listener) != nil else { throw ProtocolError(.noSession, "this connection has no session") }
+        guard sessions.removeValue(forKey: listener) != nil else {
+            throw ProtocolError(.noSession, "this connection has no session")
+        }
     }
 
     /// The listener is gone: its session goes with it.
@@ -62,14 +71,20 @@ struct ResolverSessions {
     }
 
     func snapshot(for listener: ListenerID) throws(ProtocolError) -> SessionSnapshot {
-        guard let session = sessions[listener] else { throw ProtocolError(.noSession, "this connection has no session; session.open first") }
+        guard let session = sessions[listener] else {
+            throw ProtocolError(.noSession, "this connection has no session; session.open first")
+        }
         return SessionSnapshot(session.resolver.state)
     }
 
     /// A `scene.*` op: the reply, and the session event it caused (for the owner).
-    mutating func perform(_ operation: Operation, _ action: ResolverAction,
-                          for listener: ListenerID) throws(ProtocolError) -> (reply: ReplyBody, event: EventPayload?) {
-        guard var session = sessions[listener] else { throw ProtocolError(.noSession, "\(operation.rawValue) needs a session; session.open first") }
+    mutating func perform(
+        _ operation: Operation, _ action: ResolverAction,
+        for listener: ListenerID
+    ) throws(ProtocolError) -> (reply: ReplyBody, event: EventPayload?) {
+        guard var session = sessions[listener] else {
+            throw ProtocolError(.noSession, "\(operation.rawValue) needs a session; session.open first")
+        }
         switch action {
         case .push(let node, _), .present(let node, _): try checkSize(session.resolver.state, adding: node)
         default: break
@@ -88,14 +103,18 @@ struct ResolverSessions {
             let listener = sessions.keys[index]
             let outcome = sessions.values[index].resolver.apply(action)
             if let change = outcome.interfaceChange { heard.append((listener, sessions.values[index].event(change))) }
-            if let error = outcome.error { heard.append((listener, .sessionRejected(ProtocolError(rejected: action.name, error)))) }
+            if let error = outcome.error {
+                heard.append((listener, .sessionRejected(ProtocolError(rejected: action.name, error))))
+            }
         }
         return heard
     }
 
     /// The one node limit: `state`, with `node` added when given, must fit.
     private func checkSize(_ state: ResolverState, adding node: PresentationNode? = nil) throws(ProtocolError) {
-        let nodes = Self.nodeCount(state.root) + state.presented.map { Self.nodeCount($0.node) }.reduce(0, +) + (node.map(Self.nodeCount) ?? 0)
+        let nodes =
+            Self.nodeCount(state.root) + state.presented.map { Self.nodeCount($0.node) }.reduce(0, +)
+            + (node.map(Self.nodeCount) ?? 0)
         if nodes > maximumNodes { throw .sessionLimit(maximumNodes: maximumNodes) }
     }
 

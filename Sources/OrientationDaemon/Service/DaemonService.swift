@@ -41,9 +41,13 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
     ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
     ///   - lidSwitch: the lid switch, which settles closed versus folded back on a convertible.
     ///   - kindSources: light, proximity and compass sources, each sampled while claimed.
-    public init(configuration: DaemonConfiguration, source: any AccelerometerSource, baseSource: (any AccelerometerSource)? = nil,
-                hingeAngleSensor: (any HingeAngleSensor)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil, lidSwitch: LidSwitchAccess? = nil,
-                kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?) {
+    public init(
+        configuration: DaemonConfiguration, source: any AccelerometerSource,
+        baseSource: (any AccelerometerSource)? = nil,
+        hingeAngleSensor: (any HingeAngleSensor)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil,
+        lidSwitch: LidSwitchAccess? = nil,
+        kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?
+    ) {
         self.kindSources = kindSources
         self.configuration = configuration
         self.source = source
@@ -76,15 +80,17 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         // since they were made) before it, after the last event they pass on is handled.
         var running = RunningParts(logger: logger)
         running.started("event loop") { try? await group.shutdownGracefully() }
-        let source = self.source, baseSource = self.baseSource, hingeAngleSensor = self.hingeAngleSensor, kindSources = self.kindSources
+        let source = self.source, baseSource = self.baseSource, hingeAngleSensor = self.hingeAngleSensor,
+            kindSources = self.kindSources
         running.started("sensors") {
             hingeAngleSensor?.shutdown()
             for kindSource in kindSources { kindSource.shutdown() }
             source.shutdown()  // returns after the last event was passed on
             baseSource?.shutdown()
         }
-        let hub = OrientationHub(eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
-                                 hingeAngleSensor: hingeAngleSensor, kindSources: kindSources, serverName: serverName)
+        let hub = OrientationHub(
+            eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
+            hingeAngleSensor: hingeAngleSensor, kindSources: kindSources, serverName: serverName)
         let notifier = self.notifier
         hubLock.withLockedValue { $0 = hub }
         // Goodbye to every client (after the socket stopped accepting), the hub's timers and its
@@ -94,8 +100,9 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         }
         let convertible = baseSource != nil || hingeAngleSensor != nil
         if convertible, let access = tabletModeSwitch {
-            hub.tabletModeReporter = TabletModeReporter(setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
-                                                        probe: access.probe, create: access.create)
+            hub.tabletModeReporter = TabletModeReporter(
+                setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
+                probe: access.probe, create: access.create)
         }
         // Every source states at once whether it has a sensor; that first event is handled before
         // the socket opens, so the first hello is already true (and readiness means something).
@@ -170,20 +177,28 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
             await running.stopAll(reason: "a part failed to start")
             throw error
         }
-        logger.notice("listening", metadata: [
-            "socket.path": "\(configuration.socketPath)", "server": "\(serverName)", "socket.activated": "\(activatedSocket != nil)",
-        ])
+        logger.notice(
+            "listening",
+            metadata: [
+                "socket.path": "\(configuration.socketPath)", "server": "\(serverName)",
+                "socket.activated": "\(activatedSocket != nil)",
+            ])
         // Ready: the socket accepts connections and the sensor is open or known absent.
-        let status = (try? await loop.submit {
-            hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // from now on, every change
-            return hub.statusLine
-        }.get()) ?? ""
+        let status =
+            (try? await loop.submit {
+                hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // from now on, every change
+                return hub.statusLine
+            }.get()) ?? ""
         notifier.notify("READY=1\nSTATUS=\(status)")
         releaseStartupPages(stage: "readiness")
-        let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in releaseStartupPages(stage: "first-minute") }
+        let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in
+            releaseStartupPages(stage: "first-minute")
+        }
         // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
         let watchdog = notifier.watchdogInterval.map { interval in
-            loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in notifier.notify("WATCHDOG=1") }
+            loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in
+                notifier.notify("WATCHDOG=1")
+            }
         }
 
         running.started("readiness timers") {
@@ -206,12 +221,14 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         if let failure = outcome.failure {
             logger.info("start-up pages kept", metadata: ["stage": "\(stage)", "reason": "\(failure)"])
         }
-        logger.debug("start-up pages released", metadata: [
-            "stage": "\(stage)",
-            "advised.kib": "\(outcome.advisedBytes / 1024)",
-            "rss.kib.before": "\(outcome.residentKiBBefore.map(String.init) ?? "?")",
-            "rss.kib.after": "\(outcome.residentKiBAfter.map(String.init) ?? "?")",
-        ])
+        logger.debug(
+            "start-up pages released",
+            metadata: [
+                "stage": "\(stage)",
+                "advised.kib": "\(outcome.advisedBytes / 1024)",
+                "rss.kib.before": "\(outcome.residentKiBBefore.map(String.init) ?? "?")",
+                "rss.kib.after": "\(outcome.residentKiBAfter.map(String.init) ?? "?")",
+            ])
     }
 
     /// Every client takes two descriptors (SwiftNIO's and the writer's duplicate); systemd starts
@@ -224,9 +241,11 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
         limit.rlim_cur = min(needed, limit.rlim_max)
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || limit.rlim_cur < needed {
-            logger.warning("the open-file limit is too low for the maximum number of clients", metadata: [
-                "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
-            ])
+            logger.warning(
+                "the open-file limit is too low for the maximum number of clients",
+                metadata: [
+                    "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
+                ])
         }
     }
 }

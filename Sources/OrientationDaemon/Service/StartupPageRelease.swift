@@ -41,7 +41,8 @@ public enum StartupPageRelease {
             let path = fields[5].trimmingPrefixSpaces()
             guard path.hasPrefix("/") else { return nil }
             let bounds = fields[0].split(separator: "-")
-            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), end > start
+            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16),
+                end > start
             else { return nil }
             return Mapping(start: start, end: end, path: String(path))
         }
@@ -59,18 +60,23 @@ public enum StartupPageRelease {
     public static func releaseNow() -> Outcome {
         let before = residentKiB()
         guard let maps = readWholeFile("/proc/self/maps") else {
-            return Outcome(advisedBytes: 0, residentKiBBefore: before, residentKiBAfter: before, failure: "/proc/self/maps is not readable")
+            return Outcome(
+                advisedBytes: 0, residentKiBBefore: before, residentKiBAfter: before,
+                failure: "/proc/self/maps is not readable")
         }
         var advised: UInt = 0
         var failure: String?
         for mapping in readOnlyFileMappings(maps: maps) {
-            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.byteCount), 21 /* MADV_PAGEOUT */) == 0 {
+            if madvise(
+                UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.byteCount), 21 /* MADV_PAGEOUT */) == 0
+            {
                 advised += mapping.byteCount
             } else if failure == nil {
                 failure = "madvise(MADV_PAGEOUT) on \(mapping.path): \(String(cString: strerror(errno)))"
             }
         }
-        return Outcome(advisedBytes: advised, residentKiBBefore: before, residentKiBAfter: residentKiB(), failure: failure)
+        return Outcome(
+            advisedBytes: advised, residentKiBBefore: before, residentKiBAfter: residentKiB(), failure: failure)
     }
 
     /// VmRSS of /proc/self/status, in KiB.

@@ -15,7 +15,8 @@ public struct SystemdNotifier: Sendable {
     public init(environment: [String: String]) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         if let usec = environment["WATCHDOG_USEC"].flatMap(UInt64.init), usec > 0,
-           environment["WATCHDOG_PID"].map({ $0 == String(getpid()) }) ?? true {
+            environment["WATCHDOG_PID"].map({ $0 == String(getpid()) }) ?? true
+        {
             watchdogInterval = Double(usec) / 2e6
         } else {
             watchdogInterval = nil
@@ -37,7 +38,9 @@ public struct SystemdNotifier: Sendable {
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
         _ = state.withCString { text in
             withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length)
+                }
             }
         }
     }
@@ -54,7 +57,8 @@ public enum SocketActivation {
             unsetenv("LISTEN_FDNAMES")
         }
         guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
-              let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1 else { return nil }
+            let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1
+        else { return nil }
         let descriptor: Int32 = 3
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         return descriptor
@@ -83,11 +87,16 @@ public struct JournalLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+    public func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
         let merged = metadata.merging(explicit ?? [:]) { $1 }
-        let details = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.text(of: $0.value))" }.joined(separator: " ")
+        let details = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.text(of: $0.value))" }.joined(
+            separator: " ")
         // One entry, one line: journald starts a new entry at every newline.
-        let body = String(("\(label): \(message)" + (details.isEmpty ? "" : " \(details)")).map { $0 == "\n" ? " " : $0 })
+        let body = String(
+            ("\(label): \(message)" + (details.isEmpty ? "" : " \(details)")).map { $0 == "\n" ? " " : $0 })
         let text: String
         if journal {
             text = "<\(Self.priority(level))>\(body)\n"
@@ -114,7 +123,9 @@ public struct JournalLogHandler: LogHandler {
         case .stringConvertible(let value): value.description
         case .array(let values): values.isEmpty ? "none" : values.map { text(of: $0) }.joined(separator: ", ")
         case .dictionary(let values):
-            values.isEmpty ? "none" : values.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ", ")
+            values.isEmpty
+                ? "none"
+                : values.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ", ")
         }
     }
 

@@ -34,7 +34,10 @@ final class Connection {
     private var closed = false
 
     /// - Parameter writer: the client's socket for direct writes (a duplicate of the channel's).
-    init(channel: any Channel, listener: ListenerID?, credentials: PeerCredentials?, writer: SocketWriter, stallTimeout: Double, logger: Logger) {
+    init(
+        channel: any Channel, listener: ListenerID?, credentials: PeerCredentials?, writer: SocketWriter,
+        stallTimeout: Double, logger: Logger
+    ) {
         self.channel = channel
         self.listener = listener
         self.credentials = credentials
@@ -114,9 +117,11 @@ final class Connection {
         guard stallTask == nil else { return }
         stallTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(stallTimeout * 1e9))) { [weak self] in
             guard let self, !channel.isWritable || !skipped.isEmpty else { return }
-            logger.warning("client stalled: disconnecting", metadata: [
-                "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(stallTimeout)",
-            ])
+            logger.warning(
+                "client stalled: disconnecting",
+                metadata: [
+                    "peer.pid": "\(credentials?.pid.description ?? "?")", "stall.seconds": "\(stallTimeout)",
+                ])
             close()
         }
     }

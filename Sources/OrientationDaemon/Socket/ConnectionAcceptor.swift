@@ -45,8 +45,11 @@ final class ConnectionAcceptor: Sendable {
         self.wakeUp = wakeUp
         let window = HandOffWindow(room: room)
         self.window = window
-        let handOff = HandOff(frontEnd: frontEnd, eventLoop: frontEnd.eventLoop, logger: frontEnd.logger, window: window)
-        thread = WorkerThread(name: "orientd-accept") { Self.acceptLoop(listening: listening, wakeUp: wakeUp, handOff: handOff) }
+        let handOff = HandOff(
+            frontEnd: frontEnd, eventLoop: frontEnd.eventLoop, logger: frontEnd.logger, window: window)
+        thread = WorkerThread(name: "orientd-accept") {
+            Self.acceptLoop(listening: listening, wakeUp: wakeUp, handOff: handOff)
+        }
     }
 
     /// Stops accepting and returns when the thread has ended; connections already handed over stay.
@@ -81,14 +84,16 @@ final class ConnectionAcceptor: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(frontEnd: frontEnd, credentials: credentials, writer: writer))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ConnectionHandler(frontEnd: frontEnd, credentials: credentials, writer: writer))
                     }
                 }
                 .withConnectedSocket(client)
                 .whenComplete { [logger, window] result in
                     window.leave()
                     if case .failure(let error) = result {
-                        logger.warning("client dropped: its connection could not be set up", metadata: ["error": "\(error)"])
+                        logger.warning(
+                            "client dropped: its connection could not be set up", metadata: ["error": "\(error)"])
                     }
                 }
         }
@@ -217,9 +222,11 @@ final class ConnectionAcceptor: Sendable {
             unreported += 1
             let now = MonotonicClock.now()
             if let lastLogged, now - lastLogged < 10 { return }
-            logger.error("cannot accept clients: pausing 100 ms between tries", metadata: [
-                "error": "\(String(cString: strerror(code)))", "failures": "\(unreported)",
-            ])
+            logger.error(
+                "cannot accept clients: pausing 100 ms between tries",
+                metadata: [
+                    "error": "\(String(cString: strerror(code)))", "failures": "\(unreported)",
+                ])
             lastLogged = now
             unreported = 0
         }

@@ -28,15 +28,19 @@ final class SocketFrontEnd: @unchecked Sendable {
     /// A connection is up: it becomes a listener (the caller keeps it, then calls ``greet(_:)``), or,
     /// beyond the maximum, hears the refusal and is closed.
     func accept(channel: any Channel, credentials: PeerCredentials?, writer: SocketWriter) -> Connection? {
-        let isPrivileged = credentials.map { Authorization.isPrivileged($0, controlGroup: hub.configuration.controlGroup) } ?? false
+        let isPrivileged =
+            credentials.map { Authorization.isPrivileged($0, controlGroup: hub.configuration.controlGroup) } ?? false
         do throws(ProtocolError) {
             let listener = try hub.connect(isPrivileged: isPrivileged)
-            let connection = Connection(channel: channel, listener: listener, credentials: credentials, writer: writer,
-                                        stallTimeout: hub.configuration.stallTimeout, logger: logger)
+            let connection = Connection(
+                channel: channel, listener: listener, credentials: credentials, writer: writer,
+                stallTimeout: hub.configuration.stallTimeout, logger: logger)
             connections[listener] = connection
             return connection
         } catch {
-            let refused = Connection(channel: channel, listener: nil, credentials: credentials, writer: writer, stallTimeout: 0, logger: logger)
+            let refused = Connection(
+                channel: channel, listener: nil, credentials: credentials, writer: writer, stallTimeout: 0,
+                logger: logger)
             refused.send(ServerMessage.reply(id: .null, error: error))
             logger.warning("client refused: too many clients", metadata: ["clients": "\(connections.count)"])
             refused.close()
@@ -69,7 +73,9 @@ final class SocketFrontEnd: @unchecked Sendable {
         }
         let reply = request.decode().flatMap { hub.handle($0, from: listener) }
         if case .failure(let error) = reply, error.code == .permissionDenied {
-            hub.logger.notice("privileged op refused", metadata: ["peer.uid": "\(connection.credentials?.uid.description ?? "?")", "op": "\(request.op)"])
+            hub.logger.notice(
+                "privileged op refused",
+                metadata: ["peer.uid": "\(connection.credentials?.uid.description ?? "?")", "op": "\(request.op)"])
         }
         connection.send(ServerMessage.reply(id: request.id, reply))
     }

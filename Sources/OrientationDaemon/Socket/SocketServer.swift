@@ -20,12 +20,16 @@ enum SocketServer {
     /// Binds `path` (replacing a stale socket file, refusing a live one), applies mode and group, and
     /// accepts connections for the socket front end; or, with socket activation, accepts on the socket systemd
     /// bound (and set mode and group on).
-    static func bind(_ frontEnd: SocketFrontEnd, configuration: DaemonConfiguration, activated descriptor: Int32? = nil) throws -> ConnectionAcceptor {
+    static func bind(
+        _ frontEnd: SocketFrontEnd, configuration: DaemonConfiguration, activated descriptor: Int32? = nil
+    ) throws -> ConnectionAcceptor {
         if let descriptor {
             var accepting: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0, accepting == 1 else {
-                throw SocketSetupError(description: "cannot use the socket systemd passed (descriptor \(descriptor)): it is not a listening socket")
+                throw SocketSetupError(
+                    description:
+                        "cannot use the socket systemd passed (descriptor \(descriptor)): it is not a listening socket")
             }
             return try ConnectionAcceptor(listening: descriptor, ownsListeningSocket: false, frontEnd: frontEnd)
         }
@@ -33,7 +37,10 @@ enum SocketServer {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var status = stat()
         if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
-            throw SocketSetupError(description: "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)")
+            throw SocketSetupError(
+                description:
+                    "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)"
+            )
         }
         try removeStaleSocket(at: path, logger: frontEnd.logger)
         // Bound, listening and given its mode and group under a temporary name in the same directory,
@@ -43,13 +50,20 @@ enum SocketServer {
         let temporary = (directory.isEmpty ? "" : directory + "/") + ".orientd-\(getpid()).sock"
         let staging = UnixSocketAddress.make(temporary) != nil ? temporary : path
         guard var address = UnixSocketAddress.make(staging) else {
-            throw SocketSetupError(description: "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)")
+            throw SocketSetupError(
+                description:
+                    "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)"
+            )
         }
         if staging != path { unlink(staging) }  // left by a run of the same pid that was killed
         let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listening >= 0 else { throw SocketSetupError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))") }
+        guard listening >= 0 else {
+            throw SocketSetupError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))")
+        }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, listen(listening, 256) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -59,16 +73,24 @@ enum SocketServer {
         }
         do {
             if chmod(staging, mode_t(configuration.socketMode)) != 0 {
-                throw SocketSetupError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
+                throw SocketSetupError(
+                    description:
+                        "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))"
+                )
             }
             if let group = configuration.socketGroup {
-                guard let gid = Authorization.groupID(named: group) else { throw SocketSetupError(description: "socket group \"\(group)\" does not exist") }
+                guard let gid = Authorization.groupID(named: group) else {
+                    throw SocketSetupError(description: "socket group \"\(group)\" does not exist")
+                }
                 if chown(staging, uid_t.max, gid) != 0 {
-                    throw SocketSetupError(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+                    throw SocketSetupError(
+                        description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
                 }
             }
             if staging != path, rename(staging, path) != 0 {
-                throw SocketSetupError(description: "cannot listen on \(path): rename from \(staging): \(String(cString: strerror(errno)))")
+                throw SocketSetupError(
+                    description: "cannot listen on \(path): rename from \(staging): \(String(cString: strerror(errno)))"
+                )
             }
             return try ConnectionAcceptor(listening: listening, ownsListeningSocket: true, frontEnd: frontEnd)
         } catch {
@@ -100,7 +122,9 @@ enum SocketServer {
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
         }
     }
 }

@@ -41,9 +41,12 @@ public struct AccelerometerCandidate: Sendable, Hashable {
         }
     }
 
-    public init(deviceID: String, name: String, label: String? = nil, udevLocation: String? = nil, sysfsLocation: String? = nil,
-                udevMountMatrix: String? = nil, sysfsMountMatrices: [SysfsMountMatrix] = [], sysfsPath: String? = nil,
-                deviceNode: String? = nil, hasRawChannels: Bool = true, hasBufferChannels: Bool = false, interface: Interface = .iio) {
+    public init(
+        deviceID: String, name: String, label: String? = nil, udevLocation: String? = nil, sysfsLocation: String? = nil,
+        udevMountMatrix: String? = nil, sysfsMountMatrices: [SysfsMountMatrix] = [], sysfsPath: String? = nil,
+        deviceNode: String? = nil, hasRawChannels: Bool = true, hasBufferChannels: Bool = false,
+        interface: Interface = .iio
+    ) {
         self.deviceID = deviceID
         self.interface = interface
         self.name = name
@@ -86,7 +89,9 @@ public struct AccelerometerCandidate: Sendable, Hashable {
 
     /// The mount matrix by the precedence of detection.md §4: configured, udev, the sysfs
     /// attributes, identity. A malformed one is reported (device and text) and skipped.
-    public func mountMatrix(configured: MountMatrix?) -> (matrix: MountMatrix, origin: MountMatrixOrigin, problems: [String]) {
+    public func mountMatrix(
+        configured: MountMatrix?
+    ) -> (matrix: MountMatrix, origin: MountMatrixOrigin, problems: [String]) {
         if let configured { return (configured, .configured, []) }
         var problems: [String] = []
         let sources = (udevMountMatrix.map { [SysfsMountMatrix(origin: .udev, text: $0)] } ?? []) + sysfsMountMatrices
@@ -120,7 +125,9 @@ public enum AccelerometerSelection {
     /// Chooses deterministically: matching the specification; for `auto`, never a sensor in the
     /// base; IIO before evdev (an input accelerometer is the older interface of the same parts);
     /// display before lid before unknown; then the lowest device number.
-    public static func choose(from candidates: [AccelerometerCandidate], for specification: SensorSpecification, role: SensorRole = .display) -> Result {
+    public static func choose(
+        from candidates: [AccelerometerCandidate], for specification: SensorSpecification, role: SensorRole = .display
+    ) -> Result {
         if role == .base { return chooseBase(from: candidates, for: specification) }
         var skipped: [String] = []
         func describe(_ candidate: AccelerometerCandidate) -> String {
@@ -129,12 +136,14 @@ public enum AccelerometerSelection {
         }
         var eligible: [AccelerometerCandidate] = []
         for candidate in candidates {
-            let matches = switch specification {
-            case .iioDevice(let number): candidate.number == number
-            case .iioName(let name): candidate.interface == .iio && (candidate.name == name || candidate.label == name)
-            case .inputDevice(let path): candidate.interface == .input && candidate.deviceNode == path
-            default: true
-            }
+            let matches =
+                switch specification {
+                case .iioDevice(let number): candidate.number == number
+                case .iioName(let name):
+                    candidate.interface == .iio && (candidate.name == name || candidate.label == name)
+                case .inputDevice(let path): candidate.interface == .input && candidate.deviceNode == path
+                default: true
+                }
             guard matches else {
                 skipped.append("\(describe(candidate)): does not match \(specification)")
                 continue
@@ -147,31 +156,37 @@ public enum AccelerometerSelection {
         }
         func rank(_ candidate: AccelerometerCandidate) -> (Int, Int, Int, String) {
             let (place, origin) = candidate.location
-            let placeRank = switch place {
-            case .display: origin == "default" ? 1 : 0
-            case .lid: 2
-            case .unknown: 3
-            case .base: 4
-            }
+            let placeRank =
+                switch place {
+                case .display: origin == "default" ? 1 : 0
+                case .lid: 2
+                case .unknown: 3
+                case .base: 4
+                }
             return (candidate.interface == .iio ? 0 : 1, placeRank, candidate.number ?? Int.max, candidate.deviceID)
         }
         let ordered = eligible.sorted { rank($0) < rank($1) }
         guard let chosen = ordered.first else {
-            let reason = candidates.isEmpty ? "no accelerometer found (IIO or evdev)" : "no accelerometer matches \(specification)"
+            let reason =
+                candidates.isEmpty
+                ? "no accelerometer found (IIO or evdev)" : "no accelerometer matches \(specification)"
             return Result(chosen: nil, reason: reason, skipped: skipped)
         }
         for other in ordered.dropFirst() {
             skipped.append("\(describe(other)): \(describe(chosen)) ranks first")
         }
         var reason = "chose \(describe(chosen))"
-        if ordered.count > 1 { reason += " among \(ordered.count) (IIO before evdev, display before lid, then the lowest number)" }
+        if ordered.count > 1 {
+            reason += " among \(ordered.count) (IIO before evdev, display before lid, then the lowest number)"
+        }
         if chosen.location.0 == .base { reason += "; it sits in the keyboard base, used because it was asked for" }
         return Result(chosen: chosen, reason: reason, skipped: skipped)
     }
 
     /// A convertible's base sensor: for `auto` the base-located one with the lowest number (never
     /// a display sensor); a named or numbered device as given.
-    static func chooseBase(from candidates: [AccelerometerCandidate], for specification: SensorSpecification) -> Result {
+    static func chooseBase(from candidates: [AccelerometerCandidate], for specification: SensorSpecification) -> Result
+    {
         let matching = candidates.filter { candidate in
             switch specification {
             case .iioDevice(let number): candidate.number == number
@@ -181,14 +196,19 @@ public enum AccelerometerSelection {
             }
         }.sorted { ($0.number ?? Int.max, $0.deviceID) < ($1.number ?? Int.max, $1.deviceID) }
         guard let chosen = matching.first else {
-            let reason = switch specification {
-            case .iioDevice, .iioName, .inputDevice: "no accelerometer matches \(specification)"
-            default: "no accelerometer in a keyboard base (not a convertible, or nothing names one base: ACCEL_LOCATION, label or location)"
-            }
+            let reason =
+                switch specification {
+                case .iioDevice, .iioName, .inputDevice: "no accelerometer matches \(specification)"
+                default:
+                    "no accelerometer in a keyboard base (not a convertible, or nothing names one base: ACCEL_LOCATION, label or location)"
+                }
             return Result(chosen: nil, reason: reason, skipped: [])
         }
         let (place, origin) = chosen.location
-        return Result(chosen: chosen, reason: "chose \(chosen.deviceID) (\(chosen.name)), location \(place.rawValue) from \(origin), as the base sensor",
-                      skipped: matching.dropFirst().map { "\($0.deviceID) (\($0.name)): \(chosen.deviceID) ranks first" })
+        return Result(
+            chosen: chosen,
+            reason:
+                "chose \(chosen.deviceID) (\(chosen.name)), location \(place.rawValue) from \(origin), as the base sensor",
+            skipped: matching.dropFirst().map { "\($0.deviceID) (\($0.name)): \(chosen.deviceID) ranks first" })
     }
 }

@@ -138,7 +138,8 @@ public struct FrozenReadingDetector: Sendable {
             windowCount = 0
             return nil
         }
-        let still = windowCount > 0 && time >= windowStart
+        let still =
+            windowCount > 0 && time >= windowStart
             && abs(length - windowFirstLength) <= configuration.restMagnitudeSpread * windowFirstLength
             && reading.dot(windowFirst) >= cosRestSpread * length * windowFirstLength
         guard still else {
@@ -223,7 +224,8 @@ public struct FrozenReadingDetector: Sendable {
     /// Keeps a rest as a reference; a span that continues the last rest at the same length extends it.
     private mutating func remember(_ rest: Rest) {
         if var last = rests.last, last.end == rest.start,
-           abs(rest.length - last.length) <= configuration.restMagnitudeSpread * last.length {
+            abs(rest.length - last.length) <= configuration.restMagnitudeSpread * last.length
+        {
             last.end = rest.end
             rests[rests.count - 1] = last
             return

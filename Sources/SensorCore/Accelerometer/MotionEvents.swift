@@ -31,7 +31,8 @@ public enum MotionEvents {
         for type in motionTypes {
             for direction in motionDirections {
                 let shared = "events/in_accel_\(type)_\(direction)_en"
-                let perAxis = ["x", "y", "z"].map { "events/in_accel_\($0)_\(type)_\(direction)_en" }.filter(names.contains)
+                let perAxis = ["x", "y", "z"].map { "events/in_accel_\($0)_\(type)_\(direction)_en" }.filter(
+                    names.contains)
                 if names.contains(shared) { return Switches(enables: [shared] + perAxis) }
                 if !perAxis.isEmpty { return Switches(enables: perAxis) }
                 let combined = "events/in_accel_x&y&z_\(type)_\(direction)_en"
@@ -42,12 +43,13 @@ public enum MotionEvents {
     }
 
     /// Every enable ``switches(among:)`` may choose, to look for in a device's sysfs directory.
-    public static let candidateEnables: [String] = motionTypes.flatMap { type in
-        motionDirections.flatMap { direction in
-            ["events/in_accel_\(type)_\(direction)_en", "events/in_accel_x&y&z_\(type)_\(direction)_en"]
-                + ["x", "y", "z"].map { "events/in_accel_\($0)_\(type)_\(direction)_en" }
-        }
-    } + ["events/thresh_rising_en"]
+    public static let candidateEnables: [String] =
+        motionTypes.flatMap { type in
+            motionDirections.flatMap { direction in
+                ["events/in_accel_\(type)_\(direction)_en", "events/in_accel_x&y&z_\(type)_\(direction)_en"]
+                    + ["x", "y", "z"].map { "events/in_accel_\($0)_\(type)_\(direction)_en" }
+            }
+        } + ["events/thresh_rising_en"]
 
     /// While the device rests on its motion interrupt, the sensor is still read this often (s): the
     /// interrupt's threshold is the driver's, which orientd cannot read in physical units, so a

@@ -23,10 +23,13 @@ public struct RawAccelerometerReadings: Sendable {
 
     /// Checks and converts one reading taken at `time`; `scale` nil means the scale is unusable and
     /// the reading is dropped (the frozen-reading evidence, which needs consistent units, waits too).
-    public mutating func deliver(raw: Vector3, at time: Double, scale: [Double]?, offset: [Double], faults: inout FaultTracker,
-                                 emit: (SensorEvent) -> Void) {
+    public mutating func deliver(
+        raw: Vector3, at time: Double, scale: [Double]?, offset: [Double], faults: inout FaultTracker,
+        emit: (SensorEvent) -> Void
+    ) {
         guard let scale else { return }
-        let reading = Vector3((raw.x + offset[0]) * scale[0], (raw.y + offset[1]) * scale[1], (raw.z + offset[2]) * scale[2])
+        let reading = Vector3(
+            (raw.x + offset[0]) * scale[0], (raw.y + offset[1]) * scale[1], (raw.z + offset[2]) * scale[2])
         for change in frozen.observe(raw: raw, reading: reading, at: time) {
             switch change {
             case .frozen(let kind, let detail):
@@ -45,8 +48,9 @@ public struct RawAccelerometerReadings: Sendable {
             let since = zeroSince ?? time
             zeroSince = since
             if time - since >= Self.zeroTolerance {
-                noGravity("reads \(raw) for \(Self.zeroTolerance) s, longer than any fall: no gravity to read an orientation from",
-                          faults: &faults, emit: emit)
+                noGravity(
+                    "reads \(raw) for \(Self.zeroTolerance) s, longer than any fall: no gravity to read an orientation from",
+                    faults: &faults, emit: emit)
                 return
             }
         } else {

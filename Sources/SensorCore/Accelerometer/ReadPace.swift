@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 /// force.
 public final class ReadPace: @unchecked Sendable {
     /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
-    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool)>((nil, nil, false))
+    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool)>(
+        (nil, nil, false))
 
     public init() {}
 

@@ -15,7 +15,9 @@ public enum SamplingFrequencyChoice {
             if value > 0 { return min(value, maximum) }
             return minimum + step <= maximum ? minimum + step : nil
         }
-        let values = trimmed.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }.filter { $0.isFinite && $0 > 0 }
+        let values = trimmed.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }.filter {
+            $0.isFinite && $0 > 0
+        }
         return values.min { abs($0 - target) < abs($1 - target) }
     }
 

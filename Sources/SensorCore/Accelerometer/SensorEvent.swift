@@ -57,10 +57,15 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     /// on the motion interrupt, or polling at the rest rate and why.
     public var restPacing: String?
 
-    public init(identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown, locationOrigin: String = "default",
-                sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity, mountMatrixOrigin: MountMatrixOrigin = .identity,
-                mountMatrixProblems: [String] = [], acquisition: AcquisitionMode? = nil, samplingFrequency: Double? = nil, availableFrequencies: String? = nil,
-                scale: [Double?]? = nil, offset: [Double?]? = nil, hasBuffer: Bool = false, trigger: String? = nil) {
+    public init(
+        identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown,
+        locationOrigin: String = "default",
+        sysfsPath: String? = nil, deviceNode: String? = nil, mountMatrix: MountMatrix = .identity,
+        mountMatrixOrigin: MountMatrixOrigin = .identity,
+        mountMatrixProblems: [String] = [], acquisition: AcquisitionMode? = nil, samplingFrequency: Double? = nil,
+        availableFrequencies: String? = nil,
+        scale: [Double?]? = nil, offset: [Double?]? = nil, hasBuffer: Bool = false, trigger: String? = nil
+    ) {
         self.identifier = identifier
         self.name = name
         self.label = label
@@ -87,7 +92,8 @@ extension MountMatrix: Codable {
         do {
             try self.init(parsing: text)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 

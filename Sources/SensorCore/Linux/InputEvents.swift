@@ -20,7 +20,10 @@ public struct InputEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// The switch set to tablet mode (1) or not (0), then the report that makes readers act on it.
     public static func tabletMode(_ on: Bool) -> [InputEvent] {
-        [InputEvent(type: switchEvent, code: tabletModeSwitch, value: on ? 1 : 0), InputEvent(type: synchronization, code: report, value: 0)]
+        [
+            InputEvent(type: switchEvent, code: tabletModeSwitch, value: on ? 1 : 0),
+            InputEvent(type: synchronization, code: report, value: 0),
+        ]
     }
 
     public var description: String {

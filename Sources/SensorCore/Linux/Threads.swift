@@ -39,11 +39,13 @@ public final class WorkerThread: @unchecked Sendable {
         self.body = body
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &handle, nil,
+            { argument in
+                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         precondition(result == 0, "pthread_create failed: \(result)")
         thread = handle
         _ = String(name.utf8.prefix(15))!.withCString { pthread_setname_np(handle, $0) }

@@ -20,7 +20,9 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
     private let description: SensorDescription
 
     /// Reads the whole trace now, so a bad file is reported before anything runs.
-    public init(path: String, speed: Double, mountMatrix: MountMatrix?, role: SensorRole = .display) throws(TraceFileError) {
+    public init(
+        path: String, speed: Double, mountMatrix: MountMatrix?, role: SensorRole = .display
+    ) throws(TraceFileError) {
         let rows = try TraceFile.readLocated(path: path)
         samples = rows.filter { ($0.location == .base) == (role == .base) }.map { ($0.time, $0.reading) }
         origin = rows.map(\.time).min() ?? 0
@@ -32,7 +34,9 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
             samplingFrequency: Self.rate(of: samples))
         super.init()
         guard !samples.isEmpty else {
-            if role == .display { throw TraceFileError(path: path, line: nil, problem: "no display samples (every row is the base's)") }
+            if role == .display {
+                throw TraceFileError(path: path, line: nil, problem: "no display samples (every row is the base's)")
+            }
             outlet.emit(.unavailable(reason: "\(path) has no base rows (not a two-sensor trace)"))
             return
         }
@@ -70,7 +74,9 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
     }
 
     static func rate(of samples: [(time: Double, reading: Vector3)]) -> Double? {
-        guard samples.count > 1, let first = samples.first, let last = samples.last, last.time > first.time else { return nil }
+        guard samples.count > 1, let first = samples.first, let last = samples.last, last.time > first.time else {
+            return nil
+        }
         return (Double(samples.count - 1) / (last.time - first.time) * 10).rounded() / 10
     }
 }
@@ -84,9 +90,11 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
         input = fileDescriptor
         super.init()
-        outlet.emit(.available(SensorDescription(
-            identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
-            mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
+        outlet.emit(
+            .available(
+                SensorDescription(
+                    identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
+                    mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
         begin(threadName: "orientd-stdin")
     }
 
@@ -108,7 +116,10 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                outlet.emit(.fault(SensorFault(kind: .readFailed, device: "stdin", detail: "read: \(String(cString: strerror(errno)))")))
+                outlet.emit(
+                    .fault(
+                        SensorFault(
+                            kind: .readFailed, device: "stdin", detail: "read: \(String(cString: strerror(errno)))")))
                 break
             }
             if count == 0 { break }
@@ -127,7 +138,9 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
         outlet.emit(.ended)
     }
 
-    private func handle(line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker) {
+    private func handle(
+        line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker
+    ) {
         do {
             guard let (time, reading) = try TraceFormat.parse(line: line, lineNumber: number) else { return }
             let now = MonotonicClock.now()
@@ -202,15 +215,23 @@ final class SamplingSwitch: Sendable {
 public enum TraceFile {
     /// The samples of a corpus CSV file; errors name the file and line.
     public static func read(path: String) throws(TraceFileError) -> [(time: Double, reading: Vector3)] {
-        try readLines(path: path) { line, number throws(TraceFormatError) in try TraceFormat.parse(line: line, lineNumber: number) }
+        try readLines(path: path) { line, number throws(TraceFormatError) in
+            try TraceFormat.parse(line: line, lineNumber: number)
+        }
     }
 
     /// The rows of a one- or two-sensor trace (`t,x,y,z` rows are the display's).
-    public static func readLocated(path: String) throws(TraceFileError) -> [(time: Double, location: SensorLocation, reading: Vector3)] {
-        try readLines(path: path) { line, number throws(TraceFormatError) in try TraceFormat.parseLocated(line: line, lineNumber: number) }
+    public static func readLocated(
+        path: String
+    ) throws(TraceFileError) -> [(time: Double, location: SensorLocation, reading: Vector3)] {
+        try readLines(path: path) { line, number throws(TraceFormatError) in
+            try TraceFormat.parseLocated(line: line, lineNumber: number)
+        }
     }
 
-    private static func readLines<Row>(path: String, parse: (String, Int) throws(TraceFormatError) -> Row?) throws(TraceFileError) -> [Row] {
+    private static func readLines<Row>(
+        path: String, parse: (String, Int) throws(TraceFormatError) -> Row?
+    ) throws(TraceFileError) -> [Row] {
         guard let file = fopen(path, "r") else {
             throw TraceFileError(path: path, line: nil, problem: "cannot open: \(String(cString: strerror(errno)))")
         }
@@ -228,10 +249,13 @@ public enum TraceFile {
             do {
                 if let sample = try parse(text, number) { samples.append(sample) }
             } catch {
-                throw TraceFileError(path: path, line: number, problem: "\(error.problem): \"\(error.text.prefix(120))\"")
+                throw TraceFileError(
+                    path: path, line: number, problem: "\(error.problem): \"\(error.text.prefix(120))\"")
             }
         }
-        if ferror(file) != 0 { throw TraceFileError(path: path, line: nil, problem: "read failed: \(String(cString: strerror(errno)))") }
+        if ferror(file) != 0 {
+            throw TraceFileError(path: path, line: nil, problem: "read failed: \(String(cString: strerror(errno)))")
+        }
         guard !samples.isEmpty else { throw TraceFileError(path: path, line: nil, problem: "no samples") }
         return samples
     }

@@ -32,8 +32,11 @@ public struct KindSensorDescription: Sendable, Hashable, Codable {
     /// Problems found while describing it (a near level of 0, say), for the log.
     public var problems: [String]
 
-    public init(kind: SensorKind, identifier: String, name: String, acquisition: KindAcquisition, sysfsPath: String? = nil,
-                deviceNode: String? = nil, unit: LightUnit? = nil, reading: String, nearLevel: Double? = nil, problems: [String] = []) {
+    public init(
+        kind: SensorKind, identifier: String, name: String, acquisition: KindAcquisition, sysfsPath: String? = nil,
+        deviceNode: String? = nil, unit: LightUnit? = nil, reading: String, nearLevel: Double? = nil,
+        problems: [String] = []
+    ) {
         self.kind = kind.rawValue
         self.identifier = identifier
         self.name = name

@@ -62,7 +62,8 @@ public struct SensorHwdbEntry: Sendable, Hashable {
     public var matchKeys: [String] {
         var parent = Self.pattern(identity.parentModalias)
         while parent.hasSuffix(":") { parent.removeLast() }
-        let machine = identity.machine.map { ":dmi:*svn\(Self.pattern($0.vendor)):pn\(Self.pattern($0.product)):*" } ?? ""
+        let machine =
+            identity.machine.map { ":dmi:*svn\(Self.pattern($0.vendor)):pn\(Self.pattern($0.product)):*" } ?? ""
         let tail = "modalias:\(parent)*\(machine)"
         return ["sensor:\(tail)"] + (identity.label.map { ["sensor:\(Self.pattern($0)):\(tail)"] } ?? [])
     }

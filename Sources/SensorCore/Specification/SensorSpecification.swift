@@ -22,16 +22,21 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
     case standardInput
 
     /// The grammar, for help texts.
-    public static let grammar = "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | input:/dev/input/eventN | ip:HOST | replay:FILE[?speed=N] | stdin"
+    public static let grammar =
+        "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | input:/dev/input/eventN | ip:HOST | replay:FILE[?speed=N] | stdin"
 
     public init(parsing text: String) throws(SensorSpecificationError) {
-        func fail(_ problem: String) -> SensorSpecificationError { SensorSpecificationError(text: text, problem: problem) }
+        func fail(_ problem: String) -> SensorSpecificationError {
+            SensorSpecificationError(text: text, problem: problem)
+        }
         if text == "auto" {
             self = .auto
         } else if text == "stdin" {
             self = .standardInput
         } else if text.hasPrefix("/dev/iio:device") {
-            guard let number = Int(text.dropFirst("/dev/iio:device".count)), number >= 0 else { throw fail("expected /dev/iio:deviceN with N a number") }
+            guard let number = Int(text.dropFirst("/dev/iio:device".count)), number >= 0 else {
+                throw fail("expected /dev/iio:deviceN with N a number")
+            }
             self = .iioDevice(number)
         } else if text.hasPrefix("iio:") {
             let rest = String(text.dropFirst(4))
@@ -43,13 +48,17 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
             }
         } else if text.hasPrefix("input:") {
             let path = String(text.dropFirst(6))
-            guard path.hasPrefix("/dev/input/event"), Int(path.dropFirst("/dev/input/event".count)).map({ $0 >= 0 }) == true else {
+            guard path.hasPrefix("/dev/input/event"),
+                Int(path.dropFirst("/dev/input/event".count)).map({ $0 >= 0 }) == true
+            else {
                 throw fail("expected input:/dev/input/eventN with N a number")
             }
             self = .inputDevice(path: path)
         } else if text.hasPrefix("ip:") {
             let host = String(text.dropFirst(3))
-            guard !host.isEmpty, !host.contains(where: \.isWhitespace) else { throw fail("ip: needs a host name or address") }
+            guard !host.isEmpty, !host.contains(where: \.isWhitespace) else {
+                throw fail("ip: needs a host name or address")
+            }
             self = .network(host: host)
         } else if text.hasPrefix("replay:") {
             var path = Substring(text.dropFirst(7))
@@ -57,7 +66,9 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
             if let question = path.lastIndex(of: "?") {
                 let query = path[path.index(after: question)...]
                 guard query.hasPrefix("speed=") else { throw fail("the only replay option is ?speed=N") }
-                guard let value = Double(query.dropFirst(6)), value.isFinite, value > 0 else { throw fail("speed must be a number > 0") }
+                guard let value = Double(query.dropFirst(6)), value.isFinite, value > 0 else {
+                    throw fail("speed must be a number > 0")
+                }
                 speed = value
                 path = path[..<question]
             }
@@ -94,7 +105,9 @@ public struct SensorSpecificationError: Error, Sendable, Equatable, CustomString
     public let text: String
     public let problem: String
 
-    public var description: String { "invalid sensor \"\(text)\": \(problem) (expected \(SensorSpecification.grammar))" }
+    public var description: String {
+        "invalid sensor \"\(text)\": \(problem) (expected \(SensorSpecification.grammar))"
+    }
 }
 
 /// How samples are acquired from an IIO device.
@@ -145,7 +158,9 @@ public enum BaseSensorChoice: Sendable, Hashable, CustomStringConvertible {
             case .standardInput: return nil
             }
         }
-        var base = SensorConfiguration(specification: specification, mountMatrix: mountMatrix, rate: display.rate, acquisition: display.acquisition)
+        var base = SensorConfiguration(
+            specification: specification, mountMatrix: mountMatrix, rate: display.rate, acquisition: display.acquisition
+        )
         base.role = .base
         return base
     }
@@ -176,11 +191,13 @@ public struct SensorConfiguration: Sendable, Hashable {
 
     public static let defaultRate = 25.0
 
-    public init(specification: SensorSpecification = .auto, mountMatrix: MountMatrix? = nil, rate: Double = defaultRate, acquisition: AcquisitionMode = .auto) {
+    public init(
+        specification: SensorSpecification = .auto, mountMatrix: MountMatrix? = nil, rate: Double = defaultRate,
+        acquisition: AcquisitionMode = .auto
+    ) {
         self.specification = specification
         self.mountMatrix = mountMatrix
         self.rate = rate
         self.acquisition = acquisition
     }
 }
-

@@ -22,8 +22,10 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
     private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
     private var thread: WorkerThread?
 
-    init(deviceID: String, channel channelID: String, trigger: String?, conversion: BufferConversion,
-         emit: @escaping @Sendable (KindSensorEvent) -> Void, lost: @escaping @Sendable (String) -> Void) {
+    init(
+        deviceID: String, channel channelID: String, trigger: String?, conversion: BufferConversion,
+        emit: @escaping @Sendable (KindSensorEvent) -> Void, lost: @escaping @Sendable (String) -> Void
+    ) {
         device = deviceID
         self.conversion = conversion
         self.emit = emit
@@ -37,7 +39,9 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
         }
         control.withLockedValue { $0.buffer = opened.0 }
         thread = WorkerThread(name: "orientd-\(conversion == .light ? "light" : "compass")") { [self] in
-            if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) { lost(reason) }
+            if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) {
+                lost(reason)
+            }
             control.withLockedValue { $0.buffer = nil }
         }
     }
@@ -51,11 +55,17 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
         thread = nil
     }
 
-    private static func open(deviceID: String, channelID: String, trigger: String?) throws(IIOError) -> (IIOBuffer, IIOChannel, scale: Double, offset: Double) {
+    private static func open(
+        deviceID: String, channelID: String, trigger: String?
+    ) throws(IIOError) -> (IIOBuffer, IIOChannel, scale: Double, offset: Double) {
         let context = try IIOContext.local()
-        guard let device = context.device(deviceID) else { throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV) }
+        guard let device = context.device(deviceID) else {
+            throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV)
+        }
         // libiio splits a modifier it does not know into id and name: match the sysfs spelling.
-        guard let channel = device.channels.first(where: { !$0.isOutput && $0.sysfsName == channelID }), channel.isScanElement else {
+        guard let channel = device.channels.first(where: { !$0.isOutput && $0.sysfsName == channelID }),
+            channel.isScanElement
+        else {
             throw IIOError("iio_device_find_channel(\(deviceID) \(channelID))", code: ENOENT)
         }
         func number(_ name: String) -> Double? {
@@ -63,7 +73,8 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
             return Double(text.trimmingWhitespace()).flatMap { $0.isFinite ? $0 : nil }
         }
         let scale = number("scale").flatMap { $0 > 0 ? $0 : nil } ?? 1
-        let (buffer, _, _) = try IIOAcquisition.openBuffer(device: device, channels: [channel], context: context, trigger: trigger)
+        let (buffer, _, _) = try IIOAcquisition.openBuffer(
+            device: device, channels: [channel], context: context, trigger: trigger)
         return (buffer, channel, scale, number("offset") ?? 0)
     }
 
@@ -79,7 +90,12 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
                 if stopping { break }
                 if error.meansDeviceGone { return error.description }
                 if error.code == ETIMEDOUT { continue }  // it reports on change only
-                if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "buffer: \(error.errnoDescription)"))) }
+                if faults.fault(.readFailed) {
+                    emit(
+                        .fault(
+                            SensorFault(kind: .readFailed, device: device, detail: "buffer: \(error.errnoDescription)"))
+                    )
+                }
                 usleep(200_000)  // an error that repeats at once must not spin
                 continue
             }
@@ -92,19 +108,27 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
                 if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
                 emit(.reading(reading, time: MonotonicClock.now()))
             case .failure(let problem):
-                if faults.fault(.badValue) { emit(.fault(SensorFault(kind: .badValue, device: device, detail: "in_\(channel.sysfsName) \(problem)"))) }
+                if faults.fault(.badValue) {
+                    emit(
+                        .fault(
+                            SensorFault(kind: .badValue, device: device, detail: "in_\(channel.sysfsName) \(problem)")))
+                }
             }
         }
         return nil
     }
 
     /// A buffered value as a reading, or what is wrong with it. Pure.
-    static func reading(_ value: Double, scale: Double, offset: Double, conversion: BufferConversion) -> Result<SensorReading, AttributePoller.ValueProblem> {
+    static func reading(
+        _ value: Double, scale: Double, offset: Double, conversion: BufferConversion
+    ) -> Result<SensorReading, AttributePoller.ValueProblem> {
         let converted = (value + offset) * scale
         guard converted.isFinite else { return .failure(.init("\(value) gives \(converted)")) }
         switch conversion {
         case .light:
-            guard converted >= 0 else { return .failure(.init("\(value) gives \(converted) lux: a light level is never negative")) }
+            guard converted >= 0 else {
+                return .failure(.init("\(value) gives \(converted) lux: a light level is never negative"))
+            }
             return .success(.light(level: converted, unit: .lux))
         case .heading:
             let degrees = converted.truncatingRemainder(dividingBy: 360)

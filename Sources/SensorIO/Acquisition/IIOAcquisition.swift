@@ -48,12 +48,18 @@ final class IIOAcquisition: @unchecked Sendable {
 
     /// Opens `deviceID` in `context` and starts sampling. `ended` is called (on the worker thread)
     /// only when the acquisition ends by itself, not after ``stop()``.
-    init(context: IIOContext, deviceID: String, description: SensorDescription, configuration: SensorConfiguration,
-         mode: AcquisitionMode, pace: ReadPace? = nil, emit: @escaping @Sendable (SensorEvent) -> Void,
-         ended: @escaping @Sendable (Ending) -> Void) throws(IIOError) {
-        guard let device = context.device(deviceID) else { throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV) }
+    init(
+        context: IIOContext, deviceID: String, description: SensorDescription, configuration: SensorConfiguration,
+        mode: AcquisitionMode, pace: ReadPace? = nil, emit: @escaping @Sendable (SensorEvent) -> Void,
+        ended: @escaping @Sendable (Ending) -> Void
+    ) throws(IIOError) {
+        guard let device = context.device(deviceID) else {
+            throw IIOError("iio_context_find_device(\(deviceID))", code: ENODEV)
+        }
         let channels = ["accel_x", "accel_y", "accel_z"].compactMap(device.inputChannel)
-        guard channels.count == 3 else { throw IIOError("iio_device_find_channel(\(deviceID) accel_x/y/z)", code: ENOENT) }
+        guard channels.count == 3 else {
+            throw IIOError("iio_device_find_channel(\(deviceID) accel_x/y/z)", code: ENOENT)
+        }
         self.device = device
         self.channels = channels
         self.mode = mode
@@ -69,16 +75,20 @@ final class IIOAcquisition: @unchecked Sendable {
         fallbackAllowed = configuration.acquisition == .auto
         var description = description
         description.acquisition = mode
-        description.samplingFrequency = Self.setSamplingFrequency(device: device, channel: channels[0], target: configuration.rate,
-                                                                  write: configuration.setsDeviceRate) ?? description.samplingFrequency
+        description.samplingFrequency =
+            Self.setSamplingFrequency(
+                device: device, channel: channels[0], target: configuration.rate,
+                write: configuration.setsDeviceRate) ?? description.samplingFrequency
         // Poll at the configured rate, or the device's own rate when that is slower (reading
         // faster than it measures only repeats values).
         let deviceRate = description.samplingFrequency.flatMap { $0 > 0 ? $0 : nil } ?? configuration.rate
         pollPeriod = 1 / min(configuration.rate, deviceRate)
         if let pace = self.pace, mode == .poll, !isRemote {
             do {
-                motionInterrupt = try IIOMotionInterrupt.arm(deviceID: deviceID, node: description.deviceNode ?? "/dev/\(deviceID)")
-                description.restPacing = motionInterrupt.map { "the motion interrupt (\($0.switches.enables.joined(separator: ", ")))" }
+                motionInterrupt = try IIOMotionInterrupt.arm(
+                    deviceID: deviceID, node: description.deviceNode ?? "/dev/\(deviceID)")
+                description.restPacing =
+                    motionInterrupt.map { "the motion interrupt (\($0.switches.enables.joined(separator: ", ")))" }
                     ?? "polling at the rest rate (no motion interrupt in sysfs)"
             } catch {
                 description.restPacing = "polling at the rest rate (the motion interrupt cannot be armed: \(error))"
@@ -91,7 +101,8 @@ final class IIOAcquisition: @unchecked Sendable {
         var timestampChannel: IIOChannel?
         var monotonicTimestamps = false
         if mode == .buffer {
-            (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(device: device, channels: channels, context: context, trigger: description.trigger)
+            (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(
+                device: device, channels: channels, context: context, trigger: description.trigger)
         }
         control.withLockedValue { $0.buffer = buffer }
         let buffered = buffer != nil
@@ -141,13 +152,17 @@ final class IIOAcquisition: @unchecked Sendable {
     /// Writes the available rate nearest `target` to `sampling_frequency` (device or channel
     /// attribute) unless `write` is false; returns the rate the device reports afterwards. Failures
     /// leave the rate as is.
-    static func setSamplingFrequency(device: IIODevice, channel: IIOChannel, target: Double, write: Bool = true) -> Double? {
+    static func setSamplingFrequency(
+        device: IIODevice, channel: IIOChannel, target: Double, write: Bool = true
+    ) -> Double? {
         func read(_ name: String) -> String? {
             if device.hasAttribute(name) { return try? device.readAttribute(name) }
             if channel.hasAttribute(name) { return try? channel.readAttribute(name) }
             return nil
         }
-        if write, let available = read("sampling_frequency_available"), let nearest = SamplingFrequencyChoice.nearest(to: target, available: available) {
+        if write, let available = read("sampling_frequency_available"),
+            let nearest = SamplingFrequencyChoice.nearest(to: target, available: available)
+        {
             let text = SamplingFrequencyChoice.text(nearest)
             if device.hasAttribute("sampling_frequency") {
                 try? device.writeAttribute("sampling_frequency", text)
@@ -158,13 +173,16 @@ final class IIOAcquisition: @unchecked Sendable {
         return read("sampling_frequency").flatMap { Double($0.trimmingWhitespace()) }
     }
 
-    static func openBuffer(device: IIODevice, channels: [IIOChannel], context: IIOContext, trigger: String?) throws(IIOError) -> (IIOBuffer, IIOChannel?, Bool) {
+    static func openBuffer(
+        device: IIODevice, channels: [IIOChannel], context: IIOContext, trigger: String?
+    ) throws(IIOError) -> (IIOBuffer, IIOChannel?, Bool) {
         for channel in device.channels { channel.disable() }
         channels.forEach { $0.enable() }
         let timestamp = device.inputChannel("timestamp").flatMap { $0.isScanElement ? $0 : nil }
         timestamp?.enable()
         if device.currentTrigger == nil, let trigger,
-           let triggerDevice = context.devices.first(where: { $0.isTrigger && $0.name == trigger }) {
+            let triggerDevice = context.devices.first(where: { $0.isTrigger && $0.name == trigger })
+        {
             try device.setTrigger(triggerDevice)
         }
         // Ask for CLOCK_MONOTONIC timestamps, the clock sample times are on; if the device keeps
@@ -211,7 +229,9 @@ final class IIOAcquisition: @unchecked Sendable {
         }
         calibration.valid = problem == nil
         if let problem {
-            if faults.fault(.badScale) { emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem))) }
+            if faults.fault(.badScale) {
+                emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem)))
+            }
         } else if faults.success(.badScale) {
             emit(.recovered(.badScale, device: device.id))
         }
@@ -243,7 +263,8 @@ final class IIOAcquisition: @unchecked Sendable {
                 case .readable:
                     switch interrupt?.drain() {
                     case .motion: schedule.readNow(at: MonotonicClock.now())
-                    case .failed(let code): disarmMotionInterrupt(IIOError("read(\(device.id) events)", code: code), schedule: &schedule)
+                    case .failed(let code):
+                        disarmMotionInterrupt(IIOError("read(\(device.id) events)", code: code), schedule: &schedule)
                     case .nothing, nil: break
                     }
                     continue
@@ -282,8 +303,9 @@ final class IIOAcquisition: @unchecked Sendable {
             failingSince = nil
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device.id)) }
-            readings.deliver(raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
-                             offset: calibration.offset, faults: &faults, emit: emit)
+            readings.deliver(
+                raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
+                offset: calibration.offset, faults: &faults, emit: emit)
         }
         return nil
     }
@@ -340,7 +362,13 @@ final class IIOAcquisition: @unchecked Sendable {
                     batch = wanted
                 } catch {
                     if error.meansDeviceGone { return .deviceGone(error.description) }
-                    if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: "buffer of \(wanted): \(error.errnoDescription)"))) }
+                    if faults.fault(.readFailed) {
+                        emit(
+                            .fault(
+                                SensorFault(
+                                    kind: .readFailed, device: device.id,
+                                    detail: "buffer of \(wanted): \(error.errnoDescription)")))
+                    }
                     _ = wakeup.wait(timeout: 0.2)
                     continue
                 }
@@ -353,13 +381,19 @@ final class IIOAcquisition: @unchecked Sendable {
                 let now = MonotonicClock.now()
                 if error.meansDeviceGone { return .deviceGone(error.description) }
                 if error.code == ETIMEDOUT, !receivedAny, fallbackAllowed {
-                    return .bufferSilent("no data from the buffer within \(Self.bufferSilenceTimeout / 1000) s (no trigger running?)")
+                    return .bufferSilent(
+                        "no data from the buffer within \(Self.bufferSilenceTimeout / 1000) s (no trigger running?)")
                 }
-                let detail = error.code == ETIMEDOUT ? "buffer: no data for \(Self.bufferSilenceTimeout / 1000) s" : "buffer: \(error.errnoDescription)"
-                if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: detail))) }
+                let detail =
+                    error.code == ETIMEDOUT
+                    ? "buffer: no data for \(Self.bufferSilenceTimeout / 1000) s" : "buffer: \(error.errnoDescription)"
+                if faults.fault(.readFailed) {
+                    emit(.fault(SensorFault(kind: .readFailed, device: device.id, detail: detail)))
+                }
                 failingSince = failingSince ?? now
                 if isRemote, let since = failingSince, now - since >= Self.lossTimeout { return .failed(detail) }
-                if error.code != ETIMEDOUT { _ = wakeup.wait(timeout: 0.2) }  // an error that repeats at once must not spin
+                // an error that repeats at once must not spin
+                if error.code != ETIMEDOUT { _ = wakeup.wait(timeout: 0.2) }
                 continue
             }
             receivedAny = true
@@ -371,7 +405,9 @@ final class IIOAcquisition: @unchecked Sendable {
                 buffer.forEachSample(of: channel) { axes[index].append(Double(channel.decode($0))) }
             }
             var stamps: [Double] = []
-            if let timestamp { buffer.forEachSample(of: timestamp) { stamps.append(Double(timestamp.decode($0)) / 1e9) } }
+            if let timestamp {
+                buffer.forEachSample(of: timestamp) { stamps.append(Double(timestamp.decode($0)) / 1e9) }
+            }
             let count = axes.map(\.count).min() ?? 0
             for sample in 0..<count {
                 // Device timestamps on CLOCK_MONOTONIC are used as they are; on another clock they
@@ -382,8 +418,10 @@ final class IIOAcquisition: @unchecked Sendable {
                 } else {
                     time = host - Double(count - 1 - sample) * pollPeriod  // a batch's samples, at the sampling rate
                 }
-                readings.deliver(raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
-                                 scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, faults: &faults, emit: emit)
+                readings.deliver(
+                    raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
+                    scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, faults: &faults,
+                    emit: emit)
             }
         }
         return nil

@@ -18,7 +18,9 @@ final class IIOMotionInterrupt {
 
     /// Arms the interrupt of `deviceID`, or returns nil when its sysfs directory offers no motion
     /// event; throws when it offers one that cannot be armed.
-    static func arm(deviceID: String, node: String, sysfsDirectory: String? = nil) throws(IIOError) -> IIOMotionInterrupt? {
+    static func arm(
+        deviceID: String, node: String, sysfsDirectory: String? = nil
+    ) throws(IIOError) -> IIOMotionInterrupt? {
         let directory = sysfsDirectory ?? "/sys/bus/iio/devices/\(deviceID)"
         let present = MotionEvents.candidateEnables.filter { access("\(directory)/\($0)", F_OK) == 0 }
         guard let switches = MotionEvents.switches(among: present) else { return nil }
@@ -28,12 +30,15 @@ final class IIOMotionInterrupt {
         let result = orientd_iio_event_descriptor(nodeDescriptor, &descriptor)
         let failure = errno
         close(nodeDescriptor)
-        guard result == 0, descriptor >= 0 else { throw IIOError("IIO_GET_EVENT_FD_IOCTL(\(node))", code: result == 0 ? EBADF : failure) }
+        guard result == 0, descriptor >= 0 else {
+            throw IIOError("IIO_GET_EVENT_FD_IOCTL(\(node))", code: result == 0 ? EBADF : failure)
+        }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let interrupt = IIOMotionInterrupt(descriptor: descriptor, switches: switches, directory: directory)
         for enable in switches.enables {
-            if let error = Self.write("1\n", to: "\(directory)/\(enable)") { throw error }  // deinit disarms what was armed
+            // deinit disarms what was armed
+            if let error = Self.write("1\n", to: "\(directory)/\(enable)") { throw error }
         }
         return interrupt
     }
@@ -65,7 +70,11 @@ final class IIOMotionInterrupt {
                 if count < 0, errno == EINTR { continue }
                 if count < 0, errno == EAGAIN { return }
                 guard count > 0 else { return outcome = .failed(count == 0 ? ENODEV : errno) }
-                if MotionEvents.codes(in: UnsafeRawBufferPointer(rebasing: buffer[0..<count])).contains(where: \.isMotion) { outcome = .motion }
+                if MotionEvents.codes(in: UnsafeRawBufferPointer(rebasing: buffer[0..<count])).contains(
+                    where: \.isMotion)
+                {
+                    outcome = .motion
+                }
             }
         }
         return outcome

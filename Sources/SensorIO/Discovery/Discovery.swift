@@ -9,7 +9,8 @@ public enum AccelerometerDiscovery {
     /// Every local IIO device with x, y and z acceleration channels, raw or buffered, then every
     /// evdev accelerometer (``InputAccelerometerDiscovery``).
     public static func localCandidates(udev: Udev) throws(UdevError) -> [AccelerometerCandidate] {
-        try udev.devices(subsystem: "iio").compactMap(candidate) + udev.devices(subsystem: "input").compactMap(InputAccelerometerDiscovery.candidate)
+        try udev.devices(subsystem: "iio").compactMap(candidate)
+            + udev.devices(subsystem: "input").compactMap(InputAccelerometerDiscovery.candidate)
     }
 
     /// Motion-event and FIFO attributes that let a sensor wake the CPU only on motion, or in
@@ -27,7 +28,8 @@ public enum AccelerometerDiscovery {
         let buffered = axes.allSatisfy { device.hasAttribute("scan_elements/in_accel_\($0)_en") }
         guard raw || buffered else { return nil }
         let matrices: [AccelerometerCandidate.SysfsMountMatrix] = [
-            ("mount_matrix", MountMatrixOrigin.sysfsMountMatrix), ("in_accel_mount_matrix", .sysfsAccelMountMatrix), ("in_mount_matrix", .sysfsInMountMatrix),
+            ("mount_matrix", MountMatrixOrigin.sysfsMountMatrix), ("in_accel_mount_matrix", .sysfsAccelMountMatrix),
+            ("in_mount_matrix", .sysfsInMountMatrix),
         ].compactMap { attribute, origin in device.attribute(attribute).map { .init(origin: origin, text: $0) } }
         return AccelerometerCandidate(
             deviceID: id, name: device.attribute("name") ?? id, label: device.attribute("label"),
@@ -39,13 +41,19 @@ public enum AccelerometerDiscovery {
 
     /// Names of the local triggers (`triggerN/name`), for choosing buffered capture.
     static func localTriggerNames(udev: Udev) -> [String] {
-        ((try? udev.devices(subsystem: "iio")) ?? []).filter { $0.sysname.hasPrefix("trigger") }.compactMap { $0.attribute("name") }
+        ((try? udev.devices(subsystem: "iio")) ?? []).filter { $0.sysname.hasPrefix("trigger") }.compactMap {
+            $0.attribute("name")
+        }
     }
 
     /// Describes a local candidate: location, mount matrix by precedence, the acquisition mode that
     /// will be used, sampling frequency and scale as sysfs reports them.
-    public static func describe(_ candidate: AccelerometerCandidate, udev: Udev, configuration: SensorConfiguration) -> SensorDescription {
-        if candidate.interface == .input { return InputAccelerometerDiscovery.describe(candidate, configuration: configuration) }
+    public static func describe(
+        _ candidate: AccelerometerCandidate, udev: Udev, configuration: SensorConfiguration
+    ) -> SensorDescription {
+        if candidate.interface == .input {
+            return InputAccelerometerDiscovery.describe(candidate, configuration: configuration)
+        }
         let device = candidate.sysfsPath.flatMap { udev.device(syspath: $0) }
         let triggers = localTriggerNames(udev: udev)
         let current = device?.attribute("trigger/current_trigger").flatMap { $0.isEmpty ? nil : $0 }
@@ -57,8 +65,11 @@ public enum AccelerometerDiscovery {
             guard values.contains(where: { $0 != nil }) else { return nil }
             return values.map { $0.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
         }
-        let frequencyAttribute = device?.attribute("sampling_frequency") ?? device?.attribute("in_accel_sampling_frequency")
-        let available = device?.attribute("sampling_frequency_available") ?? device?.attribute("in_accel_sampling_frequency_available")
+        let frequencyAttribute =
+            device?.attribute("sampling_frequency") ?? device?.attribute("in_accel_sampling_frequency")
+        let available =
+            device?.attribute("sampling_frequency_available")
+            ?? device?.attribute("in_accel_sampling_frequency_available")
         let scale = perAxis("scale"), offset = perAxis("offset")
         var description = makeDescription(
             candidate: candidate, identifier: candidate.deviceID, configuration: configuration, trigger: trigger,
@@ -76,26 +87,34 @@ public enum AccelerometerDiscovery {
         return description
     }
 
-    static func makeDescription(candidate: AccelerometerCandidate, identifier: String, configuration: SensorConfiguration, trigger: String?,
-                                samplingFrequency: Double?, availableFrequencies: String?, scale: [Double?]?, offset: [Double?]?) -> SensorDescription {
+    static func makeDescription(
+        candidate: AccelerometerCandidate, identifier: String, configuration: SensorConfiguration, trigger: String?,
+        samplingFrequency: Double?, availableFrequencies: String?, scale: [Double?]?, offset: [Double?]?
+    ) -> SensorDescription {
         let (location, locationOrigin) = candidate.location
         let (matrix, matrixOrigin, problems) = candidate.mountMatrix(configured: configuration.mountMatrix)
         return SensorDescription(
-            identifier: identifier, name: candidate.name, label: candidate.label, location: location, locationOrigin: locationOrigin,
-            sysfsPath: candidate.sysfsPath, deviceNode: candidate.deviceNode, mountMatrix: matrix, mountMatrixOrigin: matrixOrigin,
+            identifier: identifier, name: candidate.name, label: candidate.label, location: location,
+            locationOrigin: locationOrigin,
+            sysfsPath: candidate.sysfsPath, deviceNode: candidate.deviceNode, mountMatrix: matrix,
+            mountMatrixOrigin: matrixOrigin,
             mountMatrixProblems: problems,
             acquisition: acquisitionMode(requested: configuration.acquisition, candidate: candidate, trigger: trigger),
-            samplingFrequency: samplingFrequency, availableFrequencies: availableFrequencies, scale: scale, offset: offset,
+            samplingFrequency: samplingFrequency, availableFrequencies: availableFrequencies, scale: scale,
+            offset: offset,
             hasBuffer: candidate.hasBufferChannels, trigger: trigger)
     }
 
     /// `auto` captures through the buffer only when the device has scan elements and a trigger to
     /// pace them (a buffer without one may never fill); otherwise it polls.
-    static func acquisitionMode(requested: AcquisitionMode, candidate: AccelerometerCandidate, trigger: String?) -> AcquisitionMode {
+    static func acquisitionMode(
+        requested: AcquisitionMode, candidate: AccelerometerCandidate, trigger: String?
+    ) -> AcquisitionMode {
         switch requested {
         case .poll: return .poll
         case .buffer: return candidate.hasBufferChannels ? .buffer : .poll
-        case .auto: return candidate.hasBufferChannels && (trigger != nil || !candidate.hasRawChannels) ? .buffer : .poll
+        case .auto:
+            return candidate.hasBufferChannels && (trigger != nil || !candidate.hasRawChannels) ? .buffer : .poll
         }
     }
 
@@ -108,12 +127,16 @@ public enum AccelerometerDiscovery {
     }
 
     /// The accelerometers `iiod` serves on `host`, with descriptions read through libiio.
-    public static func networkCandidates(host: String, configuration: SensorConfiguration) throws(IIOError) -> [(AccelerometerCandidate, SensorDescription)] {
+    public static func networkCandidates(
+        host: String, configuration: SensorConfiguration
+    ) throws(IIOError) -> [(AccelerometerCandidate, SensorDescription)] {
         let context = try IIOContext.network(host: host)
         return networkCandidates(context: context, host: host, configuration: configuration)
     }
 
-    static func networkCandidates(context: IIOContext, host: String, configuration: SensorConfiguration) -> [(AccelerometerCandidate, SensorDescription)] {
+    static func networkCandidates(
+        context: IIOContext, host: String, configuration: SensorConfiguration
+    ) -> [(AccelerometerCandidate, SensorDescription)] {
         let devices = context.devices
         let triggers = devices.filter(\.isTrigger).compactMap(\.name)
         return devices.compactMap { device -> (AccelerometerCandidate, SensorDescription)? in
@@ -123,26 +146,37 @@ public enum AccelerometerDiscovery {
             let raw = channels.allSatisfy { $0.hasAttribute("raw") }
             let buffered = channels.allSatisfy(\.isScanElement)
             guard raw || buffered else { return nil }
-            func attribute(_ name: String) -> String? { device.hasAttribute(name) ? try? device.readAttribute(name) : nil }
+            func attribute(_ name: String) -> String? {
+                device.hasAttribute(name) ? try? device.readAttribute(name) : nil
+            }
             var matrices: [AccelerometerCandidate.SysfsMountMatrix] = []
             if let text = attribute("mount_matrix") { matrices.append(.init(origin: .sysfsMountMatrix, text: text)) }
             if channels[0].hasAttribute("mount_matrix"), let text = try? channels[0].readAttribute("mount_matrix") {
                 matrices.append(.init(origin: .sysfsAccelMountMatrix, text: text))
             }
-            if let text = attribute("in_mount_matrix") { matrices.append(.init(origin: .sysfsInMountMatrix, text: text)) }
+            if let text = attribute("in_mount_matrix") {
+                matrices.append(.init(origin: .sysfsInMountMatrix, text: text))
+            }
             let candidate = AccelerometerCandidate(
                 deviceID: device.id, name: device.name ?? device.id, label: device.label ?? attribute("label"),
-                sysfsLocation: attribute("location"), sysfsMountMatrices: matrices, hasRawChannels: raw, hasBufferChannels: buffered)
+                sysfsLocation: attribute("location"), sysfsMountMatrices: matrices, hasRawChannels: raw,
+                hasBufferChannels: buffered)
             let number = candidate.number
-            let trigger = device.currentTrigger?.name ?? triggerName(for: candidate.name, number: number, among: triggers)
+            let trigger =
+                device.currentTrigger?.name ?? triggerName(for: candidate.name, number: number, among: triggers)
             func perAxis(_ name: String) -> [Double?]? {
                 guard channels.contains(where: { $0.hasAttribute(name) }) else { return nil }
-                return channels.map { channel in (try? channel.readAttribute(name)).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
+                return channels.map { channel in
+                    (try? channel.readAttribute(name)).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+                }
             }
             let description = makeDescription(
-                candidate: candidate, identifier: "ip:\(host)/\(device.id)", configuration: configuration, trigger: trigger,
-                samplingFrequency: (attribute("sampling_frequency") ?? (try? channels[0].readAttribute("sampling_frequency"))).flatMap(Double.init),
-                availableFrequencies: attribute("sampling_frequency_available") ?? (try? channels[0].readAttribute("sampling_frequency_available")),
+                candidate: candidate, identifier: "ip:\(host)/\(device.id)", configuration: configuration,
+                trigger: trigger,
+                samplingFrequency: (attribute("sampling_frequency")
+                    ?? (try? channels[0].readAttribute("sampling_frequency"))).flatMap(Double.init),
+                availableFrequencies: attribute("sampling_frequency_available")
+                    ?? (try? channels[0].readAttribute("sampling_frequency_available")),
                 scale: perAxis("scale"), offset: perAxis("offset"))
             return (candidate, description)
         }

@@ -55,7 +55,8 @@ public enum KindDiscovery {
     /// chosen, and whether it can be read (for `orientd list-sensors`); the first readable one of a
     /// kind is the one served.
     public static func listing(udev: Udev) -> [(description: KindSensorDescription, readable: Bool)] {
-        SensorKind.allCases.flatMap { kind in candidates(for: kind, udev: udev).map { ($0.description, $0.plan != nil) } }
+        SensorKind.allCases.flatMap { kind in candidates(for: kind, udev: udev).map { ($0.description, $0.plan != nil) }
+        }
     }
 
     static func candidates(for kind: SensorKind, udev: Udev) -> [KindCandidate] {
@@ -65,7 +66,8 @@ public enum KindDiscovery {
         case .light:
             let hwmon = ["hwmon", "platform"].flatMap { (try? udev.devices(subsystem: $0)) ?? [] }
             let triggers = AccelerometerDiscovery.localTriggerNames(udev: udev)
-            return iio.compactMap { bufferedChannel($0, kind: .light, triggers: triggers) } + iio.compactMap(iioLight) + hwmon.compactMap(applesmcLight)
+            return iio.compactMap { bufferedChannel($0, kind: .light, triggers: triggers) } + iio.compactMap(iioLight)
+                + hwmon.compactMap(applesmcLight)
         case .proximity:
             let input = ((try? udev.devices(subsystem: "input")) ?? []).filter { $0.sysname.hasPrefix("event") }
             return iio.compactMap(iioProximity) + input.compactMap(evdevProximity)
@@ -88,21 +90,31 @@ public enum KindDiscovery {
     /// device's current one, else `NAME-devN` or `NAME-trigger`); without a trigger it cannot be
     /// read, and says so.
     static func bufferedChannel(_ device: UdevDevice, kind: SensorKind, triggers: [String]) -> KindCandidate? {
-        guard let channel = bufferedChannel(for: kind), device.hasAttribute("scan_elements/in_\(channel)_en") else { return nil }
+        guard let channel = bufferedChannel(for: kind), device.hasAttribute("scan_elements/in_\(channel)_en") else {
+            return nil
+        }
         let name = device.attribute("name") ?? device.sysname
         let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
-        let trigger = current ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
+        let trigger =
+            current
+            ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
         let unit = kind == .light ? "lux" : "°"
-        var description = KindSensorDescription(kind: kind, identifier: device.sysname, name: name, acquisition: .iioBuffer, sysfsPath: device.syspath,
-                                                unit: kind == .light ? .lux : nil, reading: "buffer in_\(channel) × scale in \(unit), trigger \(trigger ?? "none")")
+        var description = KindSensorDescription(
+            kind: kind, identifier: device.sysname, name: name, acquisition: .iioBuffer, sysfsPath: device.syspath,
+            unit: kind == .light ? .lux : nil,
+            reading: "buffer in_\(channel) × scale in \(unit), trigger \(trigger ?? "none")")
         guard let trigger else {
-            description.problems.append("\(device.sysname) (\(name)): in_\(channel) has no trigger (\(name)-dev\(deviceNumber(device.sysname)) or \(name)-trigger): "
-                                        + "the \(kind) is not served from it")
+            description.problems.append(
+                "\(device.sysname) (\(name)): in_\(channel) has no trigger (\(name)-dev\(deviceNumber(device.sysname)) or \(name)-trigger): "
+                    + "the \(kind) is not served from it")
             return KindCandidate(description: description, plan: nil, syspath: device.syspath)
         }
-        return KindCandidate(description: description,
-                             plan: .buffer(deviceID: device.sysname, channel: channel, trigger: trigger, conversion: kind == .light ? .light : .heading),
-                             syspath: device.syspath)
+        return KindCandidate(
+            description: description,
+            plan: .buffer(
+                deviceID: device.sysname, channel: channel, trigger: trigger,
+                conversion: kind == .light ? .light : .heading),
+            syspath: device.syspath)
     }
 
     private static func deviceNumber(_ sysname: String) -> Int { Int(sysname.dropFirst("iio:device".count)) ?? Int.max }
@@ -113,12 +125,15 @@ public enum KindDiscovery {
 
     static func iioLight(_ device: UdevDevice) -> KindCandidate? {
         let name = device.attribute("name") ?? device.sysname
-        func number(_ attribute: String) -> Double? { device.attribute(attribute).flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil } }
+        func number(_ attribute: String) -> Double? {
+            device.attribute(attribute).flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil }
+        }
         var problems: [String] = []
         /// The channel's own attribute, or the one its type shares (`in_intensity_scale` for
         /// `in_intensity_clear_raw`, `in_illuminance_scale` for `in_illuminance0_raw`), by the ABI.
         func channelNumber(_ channel: String, _ suffix: String) -> Double? {
-            number("\(channel)_\(suffix)") ?? number("\(channel.hasPrefix("in_intensity") ? "in_intensity" : "in_illuminance")_\(suffix)")
+            number("\(channel)_\(suffix)")
+                ?? number("\(channel.hasPrefix("in_intensity") ? "in_intensity" : "in_illuminance")_\(suffix)")
         }
         let channel: String, file: String, scale: Double, offset: Double
         if let found = lightChannels.first(where: { device.hasAttribute("\($0)_input") }) {
@@ -130,7 +145,9 @@ public enum KindDiscovery {
         } else if let found = lightChannels.first(where: { device.hasAttribute("\($0)_raw") }) {
             (channel, file) = (found, "\(found)_raw")
             let given = channelNumber(found, "scale")
-            if let given, given <= 0 { problems.append("\(device.sysname) (\(name)): light scale \(given) is not positive; 1 is used") }
+            if let given, given <= 0 {
+                problems.append("\(device.sysname) (\(name)): light scale \(given) is not positive; 1 is used")
+            }
             scale = given.flatMap { $0 > 0 ? $0 : nil } ?? 1
             offset = channelNumber(found, "offset") ?? 0
         } else {
@@ -139,12 +156,16 @@ public enum KindDiscovery {
         // The sensor integrates over `integration_time` seconds: reading faster repeats values.
         let integration = channelNumber(channel, "integration_time")
         let interval = min(max(integration ?? defaultLightInterval, 0.05), 5)
-        let conversion = scale == 1 && offset == 0 ? file : offset == 0 ? "\(file) × \(scale)" : "(\(file) + \(offset)) × \(scale)"
+        let conversion =
+            scale == 1 && offset == 0 ? file : offset == 0 ? "\(file) × \(scale)" : "(\(file) + \(offset)) × \(scale)"
         let description = KindSensorDescription(
             kind: .light, identifier: device.sysname, name: name, acquisition: .iioPoll, sysfsPath: device.syspath,
             unit: .lux, reading: "\(conversion) lux every \(Int((interval * 1000).rounded())) ms", problems: problems)
-        return KindCandidate(description: description, plan: .attribute(path: device.syspath + "/" + file, conversion: .light(scale: scale, offset: offset),
-                                                                      interval: interval), syspath: device.syspath)
+        return KindCandidate(
+            description: description,
+            plan: .attribute(
+                path: device.syspath + "/" + file, conversion: .light(scale: scale, offset: offset),
+                interval: interval), syspath: device.syspath)
     }
 
     /// Without `integration_time`: half a second, faster than iio-sensor-proxy's 800 ms and still
@@ -160,20 +181,27 @@ public enum KindDiscovery {
         guard device.hasAttribute("light") else { return nil }
         let identifier = "\(device.subsystem ?? "hwmon"):\(device.sysname)"
         let description = KindSensorDescription(
-            kind: .light, identifier: identifier, name: device.attribute("name") ?? device.sysname, acquisition: .hwmonPoll,
+            kind: .light, identifier: identifier, name: device.attribute("name") ?? device.sysname,
+            acquisition: .hwmonPoll,
             sysfsPath: device.syspath, unit: .vendor,
-            reading: "light \"(left,right)\": the brighter side in % of 255, every \(Int((applesmcInterval * 1000).rounded())) ms")
-        return KindCandidate(description: description, plan: .attribute(path: device.syspath + "/light", conversion: .applesmcLight, interval: applesmcInterval),
-                             syspath: device.syspath)
+            reading:
+                "light \"(left,right)\": the brighter side in % of 255, every \(Int((applesmcInterval * 1000).rounded())) ms"
+        )
+        return KindCandidate(
+            description: description,
+            plan: .attribute(path: device.syspath + "/light", conversion: .applesmcLight, interval: applesmcInterval),
+            syspath: device.syspath)
     }
 
     static func iioProximity(_ device: UdevDevice) -> KindCandidate? {
         guard let file = ["in_proximity_raw", "in_proximity0_raw"].first(where: device.hasAttribute) else { return nil }
         let name = device.attribute("name") ?? device.sysname
         // systemd's hwdb (PROXIMITY_NEAR_LEVEL) first, then the driver's own attribute.
-        let sources = [("udev PROXIMITY_NEAR_LEVEL", device.property("PROXIMITY_NEAR_LEVEL")),
-                       ("in_proximity_nearlevel", device.attribute("in_proximity_nearlevel")),
-                       ("in_proximity0_nearlevel", device.attribute("in_proximity0_nearlevel"))]
+        let sources = [
+            ("udev PROXIMITY_NEAR_LEVEL", device.property("PROXIMITY_NEAR_LEVEL")),
+            ("in_proximity_nearlevel", device.attribute("in_proximity_nearlevel")),
+            ("in_proximity0_nearlevel", device.attribute("in_proximity0_nearlevel")),
+        ]
         var problems: [String] = []
         var nearLevel: (Double, String)?
         for (origin, text) in sources {
@@ -182,20 +210,27 @@ public enum KindDiscovery {
                 nearLevel = (value, origin)
                 break
             }
-            problems.append("\(device.sysname) (\(name)): near level \"\(text)\" from \(origin) is not a number above 0")
+            problems.append(
+                "\(device.sysname) (\(name)): near level \"\(text)\" from \(origin) is not a number above 0")
         }
-        var description = KindSensorDescription(kind: .proximity, identifier: device.sysname, name: name, acquisition: .iioPoll,
-                                                sysfsPath: device.syspath, reading: file, problems: problems)
+        var description = KindSensorDescription(
+            kind: .proximity, identifier: device.sysname, name: name, acquisition: .iioPoll,
+            sysfsPath: device.syspath, reading: file, problems: problems)
         guard let (level, origin) = nearLevel else {
-            description.problems.append("\(device.sysname) (\(name)): no near level (udev PROXIMITY_NEAR_LEVEL or in_proximity_nearlevel): "
-                                        + "proximity is not served from it; add it to systemd's hwdb (60-sensor.hwdb)")
+            description.problems.append(
+                "\(device.sysname) (\(name)): no near level (udev PROXIMITY_NEAR_LEVEL or in_proximity_nearlevel): "
+                    + "proximity is not served from it; add it to systemd's hwdb (60-sensor.hwdb)")
             return KindCandidate(description: description, plan: nil, syspath: device.syspath)
         }
         description.nearLevel = level
-        description.reading = "\(file) every \(Int(proximityInterval * 1000)) ms, near above \(SamplingFrequencyChoice.text(level)) (\(origin)), "
+        description.reading =
+            "\(file) every \(Int(proximityInterval * 1000)) ms, near above \(SamplingFrequencyChoice.text(level)) (\(origin)), "
             + "far below \(SamplingFrequencyChoice.text(level * (1 - ProximityHysteresis.defaultMargin)))"
-        return KindCandidate(description: description, plan: .attribute(path: device.syspath + "/" + file, conversion: .proximity(nearLevel: level),
-                                                                      interval: proximityInterval), syspath: device.syspath)
+        return KindCandidate(
+            description: description,
+            plan: .attribute(
+                path: device.syspath + "/" + file, conversion: .proximity(nearLevel: level),
+                interval: proximityInterval), syspath: device.syspath)
     }
 
     /// SW_FRONT_PROXIMITY (linux/input-event-codes.h).
@@ -203,10 +238,14 @@ public enum KindDiscovery {
 
     static func evdevProximity(_ device: UdevDevice) -> KindCandidate? {
         guard let parent = device.parent, let bits = parent.attribute("capabilities/sw"),
-              InputSwitches.hasBit(Int(frontProximitySwitch), inBitmask: bits), let node = device.deviceNode else { return nil }
+            InputSwitches.hasBit(Int(frontProximitySwitch), inBitmask: bits), let node = device.deviceNode
+        else { return nil }
         let description = KindSensorDescription(
-            kind: .proximity, identifier: "input:\(node)", name: parent.attribute("name") ?? device.sysname, acquisition: .evdev,
+            kind: .proximity, identifier: "input:\(node)", name: parent.attribute("name") ?? device.sysname,
+            acquisition: .evdev,
             sysfsPath: device.syspath, deviceNode: node, reading: "SW_FRONT_PROXIMITY (on: near)")
-        return KindCandidate(description: description, plan: .evdevSwitch(node: node, code: frontProximitySwitch), syspath: device.syspath)
+        return KindCandidate(
+            description: description, plan: .evdevSwitch(node: node, code: frontProximitySwitch),
+            syspath: device.syspath)
     }
 }

@@ -18,7 +18,8 @@ public enum SensorFactory {
         switch configuration.specification {
         case .replay(let path, let speed):
             do {
-                return try TraceReplaySource(path: path, speed: speed, mountMatrix: configuration.mountMatrix, role: configuration.role)
+                return try TraceReplaySource(
+                    path: path, speed: speed, mountMatrix: configuration.mountMatrix, role: configuration.role)
             } catch {
                 throw .trace(error)
             }

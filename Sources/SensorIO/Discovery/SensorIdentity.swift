@@ -11,7 +11,9 @@ public enum SensorIdentityLookup {
     /// The identity of the IIO device at `sysfsPath`.
     public static func identity(sysfsPath: String) throws(Failure) -> SensorHwdbEntry.Identity {
         guard let udev = try? Udev() else { throw Failure(description: "udev cannot be opened") }
-        guard let device = udev.device(syspath: sysfsPath) else { throw Failure(description: "\(sysfsPath): no such device") }
+        guard let device = udev.device(syspath: sysfsPath) else {
+            throw Failure(description: "\(sysfsPath): no such device")
+        }
         // The rule's SUBSYSTEMS=="usb|i2c|platform" selects the nearest such ancestor, and its
         // $attr{modalias} is that ancestor's (an IIO device has no modalias of its own).
         var ancestor = device.parent
@@ -19,7 +21,9 @@ public enum SensorIdentityLookup {
             ancestor = current.parent
         }
         guard let parent = ancestor else {
-            throw Failure(description: "\(sysfsPath): no usb, i2c or platform parent, so udev's sensor rules give it no hwdb lookup")
+            throw Failure(
+                description:
+                    "\(sysfsPath): no usb, i2c or platform parent, so udev's sensor rules give it no hwdb lookup")
         }
         guard let modalias = parent.attribute("modalias"), !modalias.isEmpty else {
             throw Failure(description: "\(parent.syspath): no modalias attribute")

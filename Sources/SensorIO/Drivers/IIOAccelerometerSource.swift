@@ -50,7 +50,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         if configuration.specification.isLocal {
             let udev = try Udev()
             self.udev = udev
-            watch = try UdevWatch(udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue) { [weak self] monitor in
+            watch = try UdevWatch(udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue) {
+                [weak self] monitor in
                 self?.handleUdevEvents(monitor)
             }
         }
@@ -102,12 +103,15 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         guard let udev else { return }
         let candidates: [AccelerometerCandidate]
         do {
-            candidates = try AccelerometerDiscovery.localCandidates(udev: udev).filter { !removedPaths.contains($0.sysfsPath ?? "") }
+            candidates = try AccelerometerDiscovery.localCandidates(udev: udev).filter {
+                !removedPaths.contains($0.sysfsPath ?? "")
+            }
         } catch {
             reportUnavailable("udev enumeration failed: \(error)")
             return
         }
-        let selection = AccelerometerSelection.choose(from: candidates, for: configuration.specification, role: configuration.role)
+        let selection = AccelerometerSelection.choose(
+            from: candidates, for: configuration.specification, role: configuration.role)
         guard let chosen = selection.chosen else {
             if current != nil {
                 closeAcquisition()
@@ -128,14 +132,16 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             let found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration)
             var selectionSpecification = configuration.specification
             if case .network = selectionSpecification { selectionSpecification = .auto }
-            let selection = AccelerometerSelection.choose(from: found.map(\.0), for: selectionSpecification, role: configuration.role)
+            let selection = AccelerometerSelection.choose(
+                from: found.map(\.0), for: selectionSpecification, role: configuration.role)
             guard let chosen = selection.chosen, var description = found.first(where: { $0.0 == chosen })?.1 else {
                 reportUnavailable("iiod on \(host): \(selection.reason)")
                 scheduleRetry()
                 return
             }
             if let current, current.candidate == chosen, acquisition != nil { return }
-            description.selection = ([selection.reason] + selection.skipped.map { "skipped \($0)" }).joined(separator: "; ")
+            description.selection = ([selection.reason] + selection.skipped.map { "skipped \($0)" }).joined(
+                separator: "; ")
             adopt(chosen, description)
         } catch {
             reportUnavailable("cannot reach iiod on \(host): \(error.errnoDescription)")
@@ -200,8 +206,9 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
         do {
             let opened: any AccelerometerAcquisition
             if current.candidate.interface == .input {
-                opened = try InputAccelerometerAcquisition(candidate: current.candidate, description: current.description,
-                                                           configuration: configuration, pace: readPace, emit: emit, ended: ended)
+                opened = try InputAccelerometerAcquisition(
+                    candidate: current.candidate, description: current.description,
+                    configuration: configuration, pace: readPace, emit: emit, ended: ended)
             } else {
                 let context: IIOContext
                 if case .network(let host) = configuration.specification {
@@ -209,18 +216,23 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
                 } else {
                     context = try IIOContext.local()
                 }
-                opened = try IIOAcquisition(context: context, deviceID: current.candidate.deviceID, description: current.description,
-                                            configuration: configuration, mode: mode, pace: readPace, emit: emit, ended: ended)
+                opened = try IIOAcquisition(
+                    context: context, deviceID: current.candidate.deviceID, description: current.description,
+                    configuration: configuration, mode: mode, pace: readPace, emit: emit, ended: ended)
             }
             acquisition = opened
             if opened.description != current.description {
                 self.current = (current.candidate, opened.description)
                 outlet.emit(.available(opened.description))
             }
-            if openFaults.success(.openFailed) { outlet.emit(.recovered(.openFailed, device: current.candidate.deviceID)) }
+            if openFaults.success(.openFailed) {
+                outlet.emit(.recovered(.openFailed, device: current.candidate.deviceID))
+            }
         } catch {
             if openFaults.fault(.openFailed) {
-                outlet.emit(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
+                outlet.emit(
+                    .fault(
+                        SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
             }
             scheduleRetry()
         }
@@ -242,7 +254,10 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             var description = current.description
             description.acquisition = .poll
             self.current = (current.candidate, description)
-            outlet.emit(.fault(SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: "\(detail); polling instead")))
+            outlet.emit(
+                .fault(
+                    SensorFault(
+                        kind: .openFailed, device: current.candidate.deviceID, detail: "\(detail); polling instead")))
             outlet.emit(.available(description))
             openIfPossible()
         case .deviceGone(let detail), .failed(let detail):

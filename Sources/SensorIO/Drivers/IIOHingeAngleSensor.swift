@@ -28,11 +28,13 @@ public struct HingeAngleChannel: Sendable, Hashable {
             for channel in ["in_angl", "in_angl0"] where device.hasAttribute("\(channel)_raw") {
                 let name = device.attribute("name") ?? device.sysname
                 func number(_ suffix: String) -> Double? {
-                    (device.attribute("\(channel)_\(suffix)") ?? device.attribute("in_angl_\(suffix)")).flatMap(Double.init)
+                    (device.attribute("\(channel)_\(suffix)") ?? device.attribute("in_angl_\(suffix)")).flatMap(
+                        Double.init)
                 }
-                return HingeAngleChannel(deviceID: device.sysname, name: name, path: device.syspath + "/\(channel)_raw",
-                                         scale: number("scale") ?? 1, offset: number("offset") ?? 0,
-                                         reportsDegrees: name == "cros-ec-lid-angle")
+                return HingeAngleChannel(
+                    deviceID: device.sysname, name: name, path: device.syspath + "/\(channel)_raw",
+                    scale: number("scale") ?? 1, offset: number("offset") ?? 0,
+                    reportsDegrees: name == "cros-ec-lid-angle")
             }
         }
         return nil

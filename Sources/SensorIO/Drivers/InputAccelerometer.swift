@@ -21,16 +21,19 @@ enum InputAccelerometerDiscovery {
     /// The candidate for an input event device, or nil when it is no accelerometer.
     static func candidate(_ device: UdevDevice) -> AccelerometerCandidate? {
         guard device.sysname.hasPrefix("event"), device.property("ID_INPUT_ACCELEROMETER") == "1",
-              let node = device.deviceNode else { return nil }
+            let node = device.deviceNode
+        else { return nil }
         // A game controller's motion sensors are not the device's (the incumbent skips them too).
         let parent = device.parent
         if let parent, parent.property("ID_INPUT_JOYSTICK") == "1" { return nil }
         let quotedName = device.property("NAME").map { String($0.filter { $0 != "\"" }) }
         let name = parent?.attribute("name") ?? quotedName ?? device.sysname
         return AccelerometerCandidate(
-            deviceID: "input:\(node)", name: name, udevLocation: device.property("ACCEL_LOCATION") ?? parent?.property("ACCEL_LOCATION"),
+            deviceID: "input:\(node)", name: name,
+            udevLocation: device.property("ACCEL_LOCATION") ?? parent?.property("ACCEL_LOCATION"),
             udevMountMatrix: device.property("ACCEL_MOUNT_MATRIX") ?? parent?.property("ACCEL_MOUNT_MATRIX"),
-            sysfsPath: device.syspath, deviceNode: node, hasRawChannels: true, hasBufferChannels: false, interface: .input)
+            sysfsPath: device.syspath, deviceNode: node, hasRawChannels: true, hasBufferChannels: false,
+            interface: .input)
     }
 
     /// Describes an input accelerometer: polled through EVIOCGABS, at the configured rate.
@@ -41,7 +44,9 @@ enum InputAccelerometerDiscovery {
         description.acquisition = .poll
         if let node = candidate.deviceNode, let axes = try? InputAxes.read(node: node) {
             description.scale = axes.scale.map { Optional($0) }
-            description.readingMagnitude = Vector3(axes.value[0] * axes.scale[0], axes.value[1] * axes.scale[1], axes.value[2] * axes.scale[2]).magnitude
+            description.readingMagnitude =
+                Vector3(axes.value[0] * axes.scale[0], axes.value[1] * axes.scale[1], axes.value[2] * axes.scale[2])
+                .magnitude
         }
         return description
     }
@@ -94,8 +99,11 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
     private let stopping = NIOLockedValueBox(false)
     private var thread: WorkerThread?
 
-    init(candidate: AccelerometerCandidate, description: SensorDescription, configuration: SensorConfiguration, pace: ReadPace? = nil,
-         emit: @escaping @Sendable (SensorEvent) -> Void, ended: @escaping @Sendable (IIOAcquisition.Ending) -> Void) throws(IIOError) {
+    init(
+        candidate: AccelerometerCandidate, description: SensorDescription, configuration: SensorConfiguration,
+        pace: ReadPace? = nil,
+        emit: @escaping @Sendable (SensorEvent) -> Void, ended: @escaping @Sendable (IIOAcquisition.Ending) -> Void
+    ) throws(IIOError) {
         guard let node = candidate.deviceNode else { throw IIOError("open(\(candidate.deviceID))", code: ENODEV) }
         let descriptor = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw IIOError("open(\(node))", code: errno) }
@@ -147,7 +155,8 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
                 case .readable:
                     let count = discard.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                     if count < 0, errno == ENODEV { return .deviceGone("\(device): \(Errno.name(ENODEV))") }
-                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { watchEvents = false }  // nothing to drain here
+                    // nothing to drain here
+                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { watchEvents = false }
                     continue
                 case .timedOut: break
                 }
@@ -158,12 +167,15 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
                 axes = try InputAxes.read(descriptor: descriptor)
             } catch {
                 if error.meansDeviceGone { return .deviceGone(error.description) }
-                if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: error.errnoDescription))) }
+                if faults.fault(.readFailed) {
+                    emit(.fault(SensorFault(kind: .readFailed, device: device, detail: error.errnoDescription)))
+                }
                 continue
             }
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
-            readings.deliver(raw: Vector3(axes.value[0], axes.value[1], axes.value[2]), at: MonotonicClock.now(), scale: scale,
-                             offset: [0, 0, 0], faults: &faults, emit: emit)
+            readings.deliver(
+                raw: Vector3(axes.value[0], axes.value[1], axes.value[2]), at: MonotonicClock.now(), scale: scale,
+                offset: [0, 0, 0], faults: &faults, emit: emit)
         }
         return nil
     }

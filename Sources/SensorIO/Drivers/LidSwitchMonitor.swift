@@ -29,7 +29,9 @@ public final class LidSwitchMonitor: @unchecked Sendable {
     /// Finds the first input device with SW_LID, opens it and reports its state now (when the
     /// driver answers EVIOCGSW) and on every change.
     public init(report: @escaping Report) throws(Unavailable) {
-        guard let found = InputSwitches.devices(with: InputEvent.lidSwitch).first(where: { $0.node != nil }), let node = found.node else {
+        guard let found = InputSwitches.devices(with: InputEvent.lidSwitch).first(where: { $0.node != nil }),
+            let node = found.node
+        else {
             throw Unavailable(description: "no input device reports a lid switch (SW_LID)")
         }
         device = "\(found.name) (\(node))"

@@ -32,7 +32,8 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         self.kind = kind
         udev = try Udev()
         queue = DispatchQueue(label: "orientd.\(kind.rawValue)")
-        watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) { [weak self] monitor in
+        watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) {
+            [weak self] monitor in
             self?.handleUdevEvents(monitor)
         }
         queue.sync { locate() }
@@ -83,7 +84,9 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
             }
             // A sensor that cannot be served says why, once (with the absence), however often udev speaks.
             let problems = candidates.flatMap(\.description.problems)
-            reportUnavailable(candidates.isEmpty ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))")
+            reportUnavailable(
+                candidates.isEmpty
+                    ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))")
             return
         }
         if let current, current.description == chosen.description { return }
@@ -105,7 +108,9 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         guard !shutDown else { return }
         var changed = false
         while let device = monitor.receive() {
-            if device.action == "remove", let current, current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/") {
+            if device.action == "remove", let current,
+                current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/")
+            {
                 reader?.stop()
                 reader = nil
                 self.current = nil
@@ -126,14 +131,17 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         case .attribute(let path, let conversion, let interval):
             reader = AttributePoller(path: path, conversion: conversion, interval: interval, device: device, emit: emit)
         case .evdevSwitch(let node, let code):
-            reader = EvdevSwitchReader(node: node, code: code, device: device, queue: queue, emit: emit, lost: { [weak self] reason in
-                self?.readerLost(reason)
-            })
+            reader = EvdevSwitchReader(
+                node: node, code: code, device: device, queue: queue, emit: emit,
+                lost: { [weak self] reason in
+                    self?.readerLost(reason)
+                })
         case .buffer(let deviceID, let channel, let trigger, let conversion):
-            reader = BufferedChannelReader(deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
-                                           lost: { [weak self, queue] reason in
-                                               queue.async { [weak self] in self?.readerLost(reason) }
-                                           })
+            reader = BufferedChannelReader(
+                deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
+                lost: { [weak self, queue] reason in
+                    queue.async { [weak self] in self?.readerLost(reason) }
+                })
         }
     }
 
@@ -172,8 +180,10 @@ final class AttributePoller: KindReader, @unchecked Sendable {
     /// the daemon's event loop at every poll of a sensor that does not change.
     private var lastReading: SensorReading?
 
-    init(path: String, conversion: AttributeConversion, interval: Double, device: String,
-         emit: @escaping @Sendable (KindSensorEvent) -> Void) {
+    init(
+        path: String, conversion: AttributeConversion, interval: Double, device: String,
+        emit: @escaping @Sendable (KindSensorEvent) -> Void
+    ) {
         self.path = path
         self.conversion = conversion
         self.device = device
@@ -208,7 +218,9 @@ final class AttributePoller: KindReader, @unchecked Sendable {
         switch SysfsText.read(path) {
         case .success(let read): text = read
         case .failure(let error):
-            if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "\(attribute): \(error)"))) }
+            if faults.fault(.readFailed) {
+                emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "\(attribute): \(error)")))
+            }
             return
         }
         if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
@@ -219,29 +231,40 @@ final class AttributePoller: KindReader, @unchecked Sendable {
             lastReading = reading
             emit(.reading(reading, time: MonotonicClock.now()))
         case .failure(let problem):
-            if faults.fault(.badValue) { emit(.fault(SensorFault(kind: .badValue, device: device, detail: "\(attribute) \(problem)"))) }
+            if faults.fault(.badValue) {
+                emit(.fault(SensorFault(kind: .badValue, device: device, detail: "\(attribute) \(problem)")))
+            }
         }
     }
 
     /// Attribute text to a reading, or what is wrong with it. Pure apart from the hysteresis' state.
-    static func convert(_ text: String, _ conversion: AttributeConversion, proximity: inout ProximityHysteresis?) -> Result<SensorReading, ValueProblem> {
+    static func convert(
+        _ text: String, _ conversion: AttributeConversion, proximity: inout ProximityHysteresis?
+    ) -> Result<SensorReading, ValueProblem> {
         let trimmed = String(text.trimmingWhitespace())
         switch conversion {
         case .light(let scale, let offset):
-            guard let value = Double(trimmed), value.isFinite else { return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number")) }
+            guard let value = Double(trimmed), value.isFinite else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
+            }
             let level = (value + offset) * scale
-            guard level >= 0 else { return .failure(ValueProblem("\"\(trimmed)\" gives \(level) lux: a light level is never negative")) }
+            guard level >= 0 else {
+                return .failure(ValueProblem("\"\(trimmed)\" gives \(level) lux: a light level is never negative"))
+            }
             return .success(.light(level: level, unit: .lux))
         case .applesmcLight:
             // "(l,r)": two integers in parentheses.
-            let inner = trimmed.hasPrefix("(") && trimmed.hasSuffix(")") ? trimmed.dropFirst().dropLast() : Substring("")
+            let inner =
+                trimmed.hasPrefix("(") && trimmed.hasSuffix(")") ? trimmed.dropFirst().dropLast() : Substring("")
             let parts = inner.split(separator: ",").map { Int($0.trimmingWhitespace()) }
             guard parts.count == 2, let left = parts[0], let right = parts[1], left >= 0, right >= 0 else {
                 return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not \"(left,right)\""))
             }
             return .success(.light(level: Double(max(left, right)) / 255 * 100, unit: .vendor))
         case .proximity:
-            guard let value = Double(trimmed), value.isFinite else { return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number")) }
+            guard let value = Double(trimmed), value.isFinite else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
+            }
             guard var hysteresis = proximity else { return .failure(ValueProblem("has no near level")) }
             let near = hysteresis.classify(value)
             proximity = hysteresis
@@ -267,8 +290,11 @@ final class EvdevSwitchReader: KindReader {
     private var faults = FaultTracker()
     private let device: String
 
-    init(node: String, code: UInt16, device: String, queue: DispatchQueue, emit: @escaping @Sendable (KindSensorEvent) -> Void,
-         lost: @escaping @Sendable (String) -> Void) {
+    init(
+        node: String, code: UInt16, device: String, queue: DispatchQueue,
+        emit: @escaping @Sendable (KindSensorEvent) -> Void,
+        lost: @escaping @Sendable (String) -> Void
+    ) {
         self.code = code
         self.emit = emit
         self.device = device
@@ -298,7 +324,9 @@ final class EvdevSwitchReader: KindReader {
         var bits = [UInt8](repeating: 0, count: 8)
         let result = orientd_evdev_switch_state(descriptor, &bits, bits.count)
         guard result == 0 else {
-            if faults.fault(.readFailed) { emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "EVIOCGSW: \(Errno.name(result))"))) }
+            if faults.fault(.readFailed) {
+                emit(.fault(SensorFault(kind: .readFailed, device: device, detail: "EVIOCGSW: \(Errno.name(result))")))
+            }
             return
         }
         if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }

@@ -83,7 +83,8 @@ public enum InputSwitches {
         guard let udev = try? Udev(), let devices = try? udev.devices(subsystem: "input") else { return [] }
         return devices.compactMap { device in
             guard device.sysname.hasPrefix("event"), let parent = device.parent,
-                  let bits = parent.attribute("capabilities/sw"), hasBit(Int(code), inBitmask: bits) else { return nil }
+                let bits = parent.attribute("capabilities/sw"), hasBit(Int(code), inBitmask: bits)
+            else { return nil }
             let name = parent.attribute("name") ?? device.sysname
             guard name != UInputTabletModeSwitch.deviceName else { return nil }
             return (name, device.deviceNode)

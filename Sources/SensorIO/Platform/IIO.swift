@@ -79,7 +79,9 @@ public final class IIOContext: @unchecked Sendable {
 
     /// The devices `iiod` serves on `host` (`iio_create_network_context`, TCP port 30431).
     public static func network(host: String) throws(IIOError) -> IIOContext {
-        guard let pointer = iio_create_network_context(host) else { throw IIOError("iio_create_network_context(\(host))", code: errno) }
+        guard let pointer = iio_create_network_context(host) else {
+            throw IIOError("iio_create_network_context(\(host))", code: errno)
+        }
         return IIOContext(pointer: pointer, uri: "ip:\(host)")
     }
 
@@ -211,17 +213,24 @@ public struct IIOChannel: @unchecked Sendable {
     public func readNumber(_ name: StaticString) throws(IIOError) -> Number {
         let result = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Result<Number, IIOError> in
             let count = name.withUTF8Buffer { name in
-                iio_channel_attr_read(pointer, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.baseAddress!, buffer.count)
+                iio_channel_attr_read(
+                    pointer, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    buffer.baseAddress!, buffer.count)
             }
-            if count < 0 { return .failure(IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count))) }
-            return .success(Number(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(Int(count), buffer.count))))
+            if count < 0 {
+                return .failure(IIOError("iio_channel_attr_read(\(device.id) \(id) \(name))", code: Int32(count)))
+            }
+            return .success(
+                Number(UnsafeRawBufferPointer(start: buffer.baseAddress, count: min(Int(count), buffer.count))))
         }
         return try result.get()
     }
 
     public func writeAttribute(_ name: String, _ value: String) throws(IIOError) {
         let count = iio_channel_attr_write(pointer, name, value)
-        if count < 0 { throw IIOError("iio_channel_attr_write(\(device.id) \(id) \(name)=\(value))", code: Int32(count)) }
+        if count < 0 {
+            throw IIOError("iio_channel_attr_write(\(device.id) \(id) \(name)=\(value))", code: Int32(count))
+        }
     }
 
     public func enable() { iio_channel_enable(pointer) }
@@ -270,7 +279,9 @@ public final class IIOBuffer: @unchecked Sendable {
     /// Calls `body` with the address of `channel`'s value in each sample of the last refill.
     public func forEachSample(of channel: IIOChannel, _ body: (UnsafeRawPointer) -> Void) {
         let step = iio_buffer_step(pointer)
-        guard step > 0, let first = iio_buffer_first(pointer, channel.pointer), let end = iio_buffer_end(pointer) else { return }
+        guard step > 0, let first = iio_buffer_first(pointer, channel.pointer), let end = iio_buffer_end(pointer) else {
+            return
+        }
         var address = UnsafeRawPointer(first)
         let limit = UnsafeRawPointer(end)
         while address < limit {
@@ -289,7 +300,9 @@ public final class IIOBuffer: @unchecked Sendable {
 
 /// Runs one of libiio's `*_attr_read` calls into a zeroed buffer: the text up to the first NUL
 /// (libiio terminates it; writes may leave one too) and the call's result (negative: an errno).
-private func readAttributeText(capacity: Int, _ read: (UnsafeMutablePointer<CChar>, Int) -> Int) -> (text: String, result: Int) {
+private func readAttributeText(
+    capacity: Int, _ read: (UnsafeMutablePointer<CChar>, Int) -> Int
+) -> (text: String, result: Int) {
     var buffer = [CChar](repeating: 0, count: capacity)
     let result = buffer.withUnsafeMutableBufferPointer { read($0.baseAddress!, $0.count) }
     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -335,7 +348,8 @@ final class SysfsAttributeFile {
             identity = fstat(descriptor, &status) == 0 ? (UInt64(status.st_dev), UInt64(status.st_ino)) : nil
             nextIdentityCheck = MonotonicClock.now() + Self.identityCheckInterval
         }
-        let result = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer -> Result<IIOChannel.Number, IIOError> in
+        let result = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) {
+            buffer -> Result<IIOChannel.Number, IIOError> in
             var count: Int
             repeat {
                 count = pread(descriptor, buffer.baseAddress, buffer.count, 0)

@@ -25,7 +25,9 @@ public final class Udev: @unchecked Sendable {
 
     /// Every device of `subsystem` (`udev_enumerate_scan_devices`), in syspath order.
     public func devices(subsystem: String) throws(UdevError) -> [UdevDevice] {
-        guard let enumerate = udev_enumerate_new(pointer) else { throw UdevError(operation: "udev_enumerate_new", code: errno) }
+        guard let enumerate = udev_enumerate_new(pointer) else {
+            throw UdevError(operation: "udev_enumerate_new", code: errno)
+        }
         defer { udev_enumerate_unref(enumerate) }
         var result = udev_enumerate_add_match_subsystem(enumerate, subsystem)
         if result < 0 { throw UdevError(operation: "udev_enumerate_add_match_subsystem(\(subsystem))", code: -result) }
@@ -111,7 +113,9 @@ public final class UdevMonitor: @unchecked Sendable {
         self.pointer = pointer
         self.udev = udev
         var result = udev_monitor_filter_add_match_subsystem_devtype(pointer, subsystem, nil)
-        if result < 0 { throw UdevError(operation: "udev_monitor_filter_add_match_subsystem_devtype(\(subsystem))", code: -result) }
+        if result < 0 {
+            throw UdevError(operation: "udev_monitor_filter_add_match_subsystem_devtype(\(subsystem))", code: -result)
+        }
         result = udev_monitor_enable_receiving(pointer)
         if result < 0 { throw UdevError(operation: "udev_monitor_enable_receiving", code: -result) }
     }
@@ -134,7 +138,9 @@ final class UdevWatch {
     private var sources: [any DispatchSourceRead] = []
 
     /// `handler` runs on `queue` with the monitor that has events waiting.
-    init(udev: Udev, subsystems: [String], queue: DispatchQueue, handler: @escaping (UdevMonitor) -> Void) throws(UdevError) {
+    init(
+        udev: Udev, subsystems: [String], queue: DispatchQueue, handler: @escaping (UdevMonitor) -> Void
+    ) throws(UdevError) {
         for subsystem in subsystems {
             let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
             let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)

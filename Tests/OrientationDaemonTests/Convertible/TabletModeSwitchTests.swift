@@ -24,49 +24,68 @@ final class RecordingWriter: InputEventWriter, Sendable {
 struct TabletModeSwitchTests {
     @Test("auto creates the switch only when uinput is writable and the kernel has none; on always; off never")
     func plan() {
-        #expect(TabletModeSwitchPlan.decide(.auto, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: []) == .create)
-        #expect(TabletModeSwitchPlan.decide(.auto, uinputPath: "/dev/uinput", uinputWritable: false, kernelSwitches: [])
-            == .skip("/dev/uinput is not writable (docs/convertibles.md says how to allow it)"))
-        #expect(TabletModeSwitchPlan.decide(.auto, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: ["Intel HID switches"])
-            == .skip("the kernel reports tablet mode itself (Intel HID switches)"))
-        #expect(TabletModeSwitchPlan.decide(.on, uinputPath: "/dev/uinput", uinputWritable: false, kernelSwitches: ["x"]) == .create)
-        #expect(TabletModeSwitchPlan.decide(.off, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: []) == .skip(nil))
+        #expect(
+            TabletModeSwitchPlan.decide(.auto, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: [])
+                == .create)
+        #expect(
+            TabletModeSwitchPlan.decide(.auto, uinputPath: "/dev/uinput", uinputWritable: false, kernelSwitches: [])
+                == .skip("/dev/uinput is not writable (docs/convertibles.md says how to allow it)"))
+        #expect(
+            TabletModeSwitchPlan.decide(
+                .auto, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: ["Intel HID switches"])
+                == .skip("the kernel reports tablet mode itself (Intel HID switches)"))
+        #expect(
+            TabletModeSwitchPlan.decide(.on, uinputPath: "/dev/uinput", uinputWritable: false, kernelSwitches: ["x"])
+                == .create)
+        #expect(
+            TabletModeSwitchPlan.decide(.off, uinputPath: "/dev/uinput", uinputWritable: true, kernelSwitches: [])
+                == .skip(nil))
     }
 
     @Test("the switch is created at the first mode and gets exactly EV_SW SW_TABLET_MODE and SYN_REPORT on each change")
     func eventsWritten() {
         let writer = RecordingWriter()
         let created = NIOLockedValueBox<[String]>([])
-        let reporter = TabletModeReporter(setting: .auto, uinputPath: "/dev/uinput", probe: { _ in (true, []) }, create: { path in
-            created.withLockedValue { $0.append(path) }
-            return writer
-        })
+        let reporter = TabletModeReporter(
+            setting: .auto, uinputPath: "/dev/uinput", probe: { _ in (true, []) },
+            create: { path in
+                created.withLockedValue { $0.append(path) }
+                return writer
+            })
         #expect(created.withLockedValue { $0 }.isEmpty, "no mode, no device")
         for mode in [DeviceMode.laptop, .tablet, .tablet, .laptop] { reporter.modeChanged(mode) }
         #expect(created.withLockedValue { $0 } == ["/dev/uinput"])
-        let sw = InputEvent.switchEvent, tabletMode = InputEvent.tabletModeSwitch, syn = InputEvent(type: 0, code: 0, value: 0)
-        #expect(writer.written.withLockedValue { $0 } == [
-            [InputEvent(type: sw, code: tabletMode, value: 0), syn],
-            [InputEvent(type: sw, code: tabletMode, value: 1), syn],
-            [InputEvent(type: sw, code: tabletMode, value: 0), syn],
-        ])
+        let sw = InputEvent.switchEvent, tabletMode = InputEvent.tabletModeSwitch,
+            syn = InputEvent(type: 0, code: 0, value: 0)
+        #expect(
+            writer.written.withLockedValue { $0 } == [
+                [InputEvent(type: sw, code: tabletMode, value: 0), syn],
+                [InputEvent(type: sw, code: tabletMode, value: 1), syn],
+                [InputEvent(type: sw, code: tabletMode, value: 0), syn],
+            ])
         #expect(InputEvent.tabletMode(true).map(\.description) == ["EV_SW SW_TABLET_MODE 1", "EV_SYN SYN_REPORT 0"])
     }
 
     @Test("no switch when skipped or when creation fails; a failing write gives the switch up")
     func failures() {
-        let skipped = TabletModeReporter(setting: .auto, uinputPath: "/dev/uinput", probe: { _ in (false, []) }, create: { _ in
-            Issue.record("created although /dev/uinput is not writable")
-            return RecordingWriter()
-        })
+        let skipped = TabletModeReporter(
+            setting: .auto, uinputPath: "/dev/uinput", probe: { _ in (false, []) },
+            create: { _ in
+                Issue.record("created although /dev/uinput is not writable")
+                return RecordingWriter()
+            })
         skipped.modeChanged(.tablet)
         #expect(skipped.reported == nil)
-        let refused = TabletModeReporter(setting: .on, uinputPath: "/nope", probe: { _ in (false, []) }, create: { path throws(InputDeviceError) in
-            throw InputDeviceError(path: path, step: "open", errno: 2, reason: "No such file or directory")
-        })
+        let refused = TabletModeReporter(
+            setting: .on, uinputPath: "/nope", probe: { _ in (false, []) },
+            create: { path throws(InputDeviceError) in
+                throw InputDeviceError(path: path, step: "open", errno: 2, reason: "No such file or directory")
+            })
         refused.modeChanged(.tablet)
         #expect(refused.reported == nil)
-        let broken = TabletModeReporter(setting: .on, uinputPath: "/dev/uinput", probe: { _ in (true, []) }, create: { _ in RecordingWriter(failing: true) })
+        let broken = TabletModeReporter(
+            setting: .on, uinputPath: "/dev/uinput", probe: { _ in (true, []) },
+            create: { _ in RecordingWriter(failing: true) })
         broken.modeChanged(.tablet)
         broken.modeChanged(.laptop)
         #expect(broken.reported == nil)
@@ -76,7 +95,9 @@ struct TabletModeSwitchTests {
     func encoding() {
         let events = InputEvent.tabletMode(true)
         let bytes = UInputTabletModeSwitch.encode(events)
-        #expect(bytes.count == 2 * MemoryLayout<Int>.size * 2 + 2 * 8, "a timeval (two longs), type, code and value per event")
+        #expect(
+            bytes.count == 2 * MemoryLayout<Int>.size * 2 + 2 * 8,
+            "a timeval (two longs), type, code and value per event")
         #expect(UInputTabletModeSwitch.decode(bytes) == events)
         // x86_64 and aarch64: 16 bytes of time (zero: the kernel stamps it), then type, code, value, little-endian.
         if MemoryLayout<Int>.size == 8 {

@@ -12,11 +12,13 @@ struct SensorProxyValuesTests {
     @Test("the four upright orientations map as iio-sensor-proxy's tests read the same gravity")
     func uprightMapping() {
         let expected: [(DeviceOrientation, AccelerometerOrientation)] = [
-            (.portrait, .normal), (.landscapeRight, .leftUp), (.portraitUpsideDown, .bottomUp), (.landscapeLeft, .rightUp),
+            (.portrait, .normal), (.landscapeRight, .leftUp), (.portraitUpsideDown, .bottomUp),
+            (.landscapeLeft, .rightUp),
         ]
         for (device, value) in expected {
             let values = SensorProxyValues().following(Self.state(device), tilt: .vertical)
-            #expect(values == SensorProxyValues(hasAccelerometer: true, orientation: value, tilt: .vertical), "\(device)")
+            #expect(
+                values == SensorProxyValues(hasAccelerometer: true, orientation: value, tilt: .vertical), "\(device)")
         }
     }
 
@@ -45,12 +47,21 @@ struct SensorProxyValuesTests {
 
     @Test("every screen tilt has the incumbent's word for it: a screen facing the sky is face-down there")
     func tiltMapping() {
-        #expect(ScreenTilt.allCases.map { AccelerometerTilt($0).rawValue } == ["vertical", "tilted-down", "tilted-up", "face-down", "face-up"])
+        #expect(
+            ScreenTilt.allCases.map { AccelerometerTilt($0).rawValue } == [
+                "vertical", "tilted-down", "tilted-up", "face-down", "face-up",
+            ])
     }
 
     @Test("every value is one the C side knows (it refuses others)")
     func valuesAreTheInterfaces() {
-        #expect(AccelerometerOrientation.allCases.map(\.rawValue) == ["undefined", "normal", "bottom-up", "left-up", "right-up"])
-        #expect(AccelerometerTilt.allCases.map(\.rawValue) == ["undefined", "vertical", "tilted-up", "tilted-down", "face-up", "face-down"])
+        #expect(
+            AccelerometerOrientation.allCases.map(\.rawValue) == [
+                "undefined", "normal", "bottom-up", "left-up", "right-up",
+            ])
+        #expect(
+            AccelerometerTilt.allCases.map(\.rawValue) == [
+                "undefined", "vertical", "tilted-up", "tilted-down", "face-up", "face-down",
+            ])
     }
 }

@@ -6,7 +6,9 @@ import SensorCore
 @Suite("Detection stage (the detector on the sensor's thread)")
 struct DetectionStageTests {
     /// Samples of a device held still at `reading` (sensor frame) for `seconds` at 25 Hz; the changes they cause.
-    func hold(_ stage: DetectionStage, _ reading: Vector3, from start: Double, seconds: Double = 1) -> [OrientationChange] {
+    func hold(
+        _ stage: DetectionStage, _ reading: Vector3, from start: Double, seconds: Double = 1
+    ) -> [OrientationChange] {
         stride(from: start, to: start + seconds, by: 0.04).compactMap { time in
             stage.observe(.sample(SensorSample(time: time, reading: reading))).change
         }
@@ -20,7 +22,8 @@ struct DetectionStageTests {
         #expect(hold(stage, upright, from: 0).map(\.to) == [.portrait])
         // The same raw reading through a matrix that turns the sensor's y into the display's x.
         let turned = try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1")
-        #expect(stage.observe(.available(SensorDescription(identifier: "b", name: "b", mountMatrix: turned))).change == nil)
+        #expect(
+            stage.observe(.available(SensorDescription(identifier: "b", name: "b", mountMatrix: turned))).change == nil)
         let afterTurn = hold(stage, upright, from: 1)
         #expect(afterTurn.count == 1)
         #expect(afterTurn.first?.from == .portrait)
@@ -66,11 +69,14 @@ struct DetectionStageTests {
         #expect(hold(stage, upright, from: 1).map { "\($0.from)→\($0.to)" } == ["unknown→portrait"])
     }
 
-    @Test("a sensor with a motion interrupt rests on it: no reads but a check every 5 s, no silence, a turn after it decided as ever; a failed interrupt rests on polling")
+    @Test(
+        "a sensor with a motion interrupt rests on it: no reads but a check every 5 s, no silence, a turn after it decided as ever; a failed interrupt rests on polling"
+    )
     func motionInterrupt() throws {
         let readPace = ReadPace()
         readPace.restsOnMotionEvents = true  // as an acquisition that armed the interrupt says
-        let stage = DetectionStage(configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
         let upright = Vector3(0, -9.81, 0)
         var time = 0.0
         var rested: DetectionStage.Detection?
@@ -82,7 +88,9 @@ struct DetectionStageTests {
         let rest = try #require(rested)
         #expect(readPace.interval == MotionEvents.checkInterval)
         #expect(stage.restsOnMotionEvents)
-        #expect(rest.silenceDeadline.map { abs($0 - (time - 0.04 + 2 + MotionEvents.checkInterval)) < 1e-9 } == true, "the check read is due before any silence")
+        #expect(
+            rest.silenceDeadline.map { abs($0 - (time - 0.04 + 2 + MotionEvents.checkInterval)) < 1e-9 } == true,
+            "the check read is due before any silence")
         #expect(stage.advance(to: time + 4) == nil)
         // 30 s later the interrupt fires: the turn is read at the fast rate and decided, with no unknown between.
         let turn = time + 30
@@ -101,13 +109,18 @@ struct DetectionStageTests {
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
     }
 
-    @Test("held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace turns fast at once; released, it rests again")
+    @Test(
+        "held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace turns fast at once; released, it rests again"
+    )
     func holdFast() {
         let readPace = ReadPace()
-        let stage = DetectionStage(configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
         let upright = Vector3(0, -9.81, 0)
         func paces(from start: Double, seconds: Double = 2) -> [SamplingPace.Pace] {
-            stride(from: start, to: start + seconds, by: 0.04).compactMap { stage.observe(.sample(SensorSample(time: $0, reading: upright))).pace }
+            stride(from: start, to: start + seconds, by: 0.04).compactMap {
+                stage.observe(.sample(SensorSample(time: $0, reading: upright))).pace
+            }
         }
         #expect(paces(from: 0) == [.rest])
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)

@@ -19,13 +19,17 @@ struct HubStateMachineTests {
     }
 
     /// The reply of a request that must succeed, and the actions before it.
-    static func ok(_ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID,
-                   at time: Double = 0) throws -> (actions: [HubAction], reply: ReplyBody) {
+    static func ok(
+        _ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID,
+        at time: Double = 0
+    ) throws -> (actions: [HubAction], reply: ReplyBody) {
         let (actions, reply) = machine.handle(request, from: listener, at: time)
         return (actions, try reply.get())
     }
 
-    static func error(_ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID) -> ProtocolError? {
+    static func error(
+        _ machine: inout HubStateMachine, _ request: ClientRequest, from listener: ListenerID
+    ) -> ProtocolError? {
         let (actions, reply) = machine.handle(request, from: listener, at: 0)
         #expect(actions.isEmpty, "a refused request changes nothing: \(actions)")
         guard case .failure(let error) = reply else { return nil }
@@ -51,24 +55,34 @@ struct HubStateMachineTests {
         let reader = try Self.connect(&hub), phone = try Self.connect(&hub)
         _ = hub.kindSensorAvailable(.light, name: "iio:device1", unit: .lux, at: 0)
         #expect(hub.state.kinds[.light] == KindSensorState(sensor: "iio:device1", unit: .lux))
-        #expect(hub.kindReading(.light(level: 5, unit: .lux), at: 0.5).isEmpty, "nothing read is published while unclaimed")
+        #expect(
+            hub.kindReading(.light(level: 5, unit: .lux), at: 0.5).isEmpty, "nothing read is published while unclaimed")
         let claim = try Self.ok(&hub, .subscribe([.light]), from: reader).actions
         #expect(claim.contains(.startSampling(.kind(.light))) && !claim.contains(.startSampling(.display)))
-        #expect(try Self.ok(&hub, .subscribe([.proximity]), from: phone).actions.contains(.startSampling(.kind(.proximity))))
+        #expect(
+            try Self.ok(&hub, .subscribe([.proximity]), from: phone).actions.contains(.startSampling(.kind(.proximity)))
+        )
         let first = Self.publishes(hub.kindReading(.light(level: 100, unit: .lux), at: 1))
-        #expect(first.count == 1 && first[0].to == [reader] && first[0].event.payload == .reading(.light, from: nil, to: .light(level: 100, unit: .lux)))
+        #expect(
+            first.count == 1 && first[0].to == [reader]
+                && first[0].event.payload == .reading(.light, from: nil, to: .light(level: 100, unit: .lux)))
         #expect(hub.kindReading(.light(level: 104, unit: .lux), at: 1.5).isEmpty, "4 % is below the rule")
         #expect(Self.publishes(hub.kindReading(.light(level: 106, unit: .lux), at: 2)).count == 1)
         let release = try Self.ok(&hub, .unsubscribe([.light]), from: reader).actions
         #expect(release == [.scheduleStop(after: 2)])
-        #expect(hub.scheduledStopDue(at: 4) == [.stopSampling(.kind(.light))], "proximity still claimed, and no accelerometer ever")
+        #expect(
+            hub.scheduledStopDue(at: 4) == [.stopSampling(.kind(.light))],
+            "proximity still claimed, and no accelerometer ever")
         #expect(hub.state.kinds[.light]?.reading == .light(level: 106, unit: .lux), "the last level stays")
         let lost = Self.publishes(hub.kindSensorLost(.light, at: 5))
-        #expect(lost.count == 1 && lost[0].event.payload == .reading(.light, from: .light(level: 106, unit: .lux), to: nil))
+        #expect(
+            lost.count == 1 && lost[0].event.payload == .reading(.light, from: .light(level: 106, unit: .lux), to: nil))
         #expect(hub.state.kinds[.light] == nil)
     }
 
-    @Test("a started light or proximity sensor awaits its first reading, which counts even when it repeats the last value")
+    @Test(
+        "a started light or proximity sensor awaits its first reading, which counts even when it repeats the last value"
+    )
     func firstReading() throws {
         var hub = Self.machine()
         let reader = try Self.connect(&hub)
@@ -106,7 +120,9 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         let convertible = try Self.connect(&hub), other = try Self.connect(&hub)
         _ = hub.sensorAvailable(name: "mock", at: 0)
-        #expect(try Self.ok(&hub, .subscribe([.hinge, .mode]), from: convertible).actions.contains(.startSampling(.display)))
+        #expect(
+            try Self.ok(&hub, .subscribe([.hinge, .mode]), from: convertible).actions.contains(.startSampling(.display))
+        )
         _ = try Self.ok(&hub, .subscribe([.device]), from: other)
         let seq = hub.seq
         let angle = Self.publishes(hub.hingeDetected(187.5, at: 1))
@@ -114,15 +130,21 @@ struct HubStateMachineTests {
         #expect(angle[0].event.payload == .hinge(from: nil, to: 187.5) && angle[0].event.seq == seq + 1)
         #expect(hub.hingeDetected(187.5, at: 1.1).isEmpty, "no change, no event")
         let mode = Self.publishes(hub.modeDetected(.tablet, at: 2))
-        #expect(mode.count == 1 && mode[0].event.payload == .mode(from: nil, to: .tablet) && mode[0].to == [convertible])
+        #expect(
+            mode.count == 1 && mode[0].event.payload == .mode(from: nil, to: .tablet) && mode[0].to == [convertible])
         #expect(Self.publishes(hub.hingeDetected(nil, at: 3)).first?.event.payload == .hinge(from: 187.5, to: nil))
         #expect(hub.state.hinge == nil && hub.state.mode == .tablet)
         let reply = try Self.ok(&hub, .get, from: other).reply
-        guard case .snapshot(_, let state) = reply else { Issue.record("get answers with the state"); return }
+        guard case .snapshot(_, let state) = reply else {
+            Issue.record("get answers with the state")
+            return
+        }
         #expect(state.mode == .tablet)
     }
 
-    @Test("a convertible's base sensor samples for hinge and mode claims, and for any claim while the mode decides rotation")
+    @Test(
+        "a convertible's base sensor samples for hinge and mode claims, and for any claim while the mode decides rotation"
+    )
     func baseSensorSampling() throws {
         var configuration = DaemonConfiguration()
         configuration.claimLinger = 2
@@ -131,7 +153,9 @@ struct HubStateMachineTests {
         let a = try Self.connect(&hub), b = try Self.connect(&hub)
         _ = hub.sensorAvailable(name: "mock", at: 0)
         let device = try Self.ok(&hub, .subscribe([.device]), from: a).actions
-        #expect(device.contains(.startSampling(.display)) && !device.contains(.startSampling(.base)), "rotation by mode off: the device alone needs no base")
+        #expect(
+            device.contains(.startSampling(.display)) && !device.contains(.startSampling(.base)),
+            "rotation by mode off: the device alone needs no base")
         #expect(try Self.ok(&hub, .subscribe([.mode]), from: b).actions == [.startSampling(.base)])
         #expect(hub.sampling == [.display, .base] && hub.baseClaims == 1)
         // The hinge's last claim ends; the display is still claimed: only the base stops, after the linger.
@@ -155,14 +179,24 @@ struct HubStateMachineTests {
         let a = try Self.connect(&hub)
         _ = try Self.ok(&hub, .subscribe([.device, .interface, .mode]), from: a)
         _ = hub.deviceDetected(.landscapeLeft, at: 1)
-        #expect(hub.state.interface == .landscapeRight, "no mode known: the display decides (UIKit: device left → interface right)")
+        #expect(
+            hub.state.interface == .landscapeRight,
+            "no mode known: the display decides (UIKit: device left → interface right)")
         let laptop = Self.publishes(hub.modeDetected(.laptop, at: 2)).map(\.event.payload)
-        #expect(laptop.first == .mode(from: nil, to: .laptop) && Self.interfaceChanges(laptop) == [[.landscapeRight, .portrait]])
+        #expect(
+            laptop.first == .mode(from: nil, to: .laptop)
+                && Self.interfaceChanges(laptop) == [[.landscapeRight, .portrait]])
         #expect(hub.state.device == .landscapeLeft, "the device topic keeps saying what the display sensor reads")
         // Tilting the lid changes the device orientation and nothing else.
-        #expect(Self.publishes(hub.deviceDetected(.portraitUpsideDown, at: 3)).map(\.event.payload) == [.device(from: .landscapeLeft, to: .portraitUpsideDown)])
+        #expect(
+            Self.publishes(hub.deviceDetected(.portraitUpsideDown, at: 3)).map(\.event.payload) == [
+                .device(from: .landscapeLeft, to: .portraitUpsideDown)
+            ])
         // A session opened in laptop mode starts at the natural orientation.
-        guard case .sessionChange(let session, _) = try Self.ok(&hub, .openSession(initial: nil), from: a).reply else { Issue.record("no session"); return }
+        guard case .sessionChange(let session, _) = try Self.ok(&hub, .openSession(initial: nil), from: a).reply else {
+            Issue.record("no session")
+            return
+        }
         #expect(session.effectiveDevice == .portrait && session.interface == .portrait)
         // Tent: tablet mode, display upside down: the interface turns 180°, the session too.
         let tent = hub.modeDetected(.tablet, at: 4)
@@ -186,7 +220,10 @@ struct HubStateMachineTests {
         #expect(first.actions.contains(.startSampling(.display)))
         #expect(hub.isSampling && hub.claims == 1 && hub.state.sensor == .active)
         // Nested: a second subscribe to the same topic, another claiming topic, another listener.
-        for (request, listener) in [(ClientRequest.subscribe([.device]), a), (.subscribe([.interface]), a), (.subscribe([.device, .sensor]), b)] {
+        for (request, listener) in [
+            (ClientRequest.subscribe([.device]), a), (.subscribe([.interface]), a),
+            (.subscribe([.device, .sensor]), b),
+        ] {
             #expect(!(try Self.ok(&hub, request, from: listener).actions.contains(.startSampling(.display))))
         }
         #expect(hub.claims == 4)
@@ -216,13 +253,17 @@ struct HubStateMachineTests {
     func subscribeAndUnsubscribe() throws {
         var hub = Self.machine()
         let a = try Self.connect(&hub)
-        guard case .subscriptions(let topics, _, _) = try Self.ok(&hub, .subscribe([.lock, .device, .lock]), from: a).reply else {
+        guard
+            case .subscriptions(let topics, _, _) = try Self.ok(&hub, .subscribe([.lock, .device, .lock]), from: a)
+                .reply
+        else {
             Issue.record("not a subscriptions reply")
             return
         }
         #expect(topics == [.device, .lock])
         _ = try Self.ok(&hub, .unsubscribe([.lock, .sensor]), from: a)
-        #expect(hub.subscribedTopics(of: a) == [.device, .lock], "lock was subscribed twice: one unsubscribe leaves one")
+        #expect(
+            hub.subscribedTopics(of: a) == [.device, .lock], "lock was subscribed twice: one unsubscribe leaves one")
         _ = try Self.ok(&hub, .unsubscribe([.lock]), from: a)
         #expect(hub.subscribedTopics(of: a) == [.device])
     }
@@ -230,7 +271,8 @@ struct HubStateMachineTests {
     @Test("every change grows seq by one and reaches exactly the subscribers of its topic")
     func seqAndFanOut() throws {
         var hub = Self.machine()
-        let device = try Self.connect(&hub), lock = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
+        let device = try Self.connect(&hub), lock = try Self.connect(&hub),
+            root = try Self.connect(&hub, privileged: true)
         _ = try Self.ok(&hub, .subscribe([.device]), from: device)
         _ = try Self.ok(&hub, .subscribe([.lock]), from: lock)
         let before = hub.seq
@@ -240,7 +282,8 @@ struct HubStateMachineTests {
         #expect(turned.map(\.event.seq) == [before + 1, before + 2])
         #expect(turned[0].to == [device] && turned[1].to.isEmpty)
         #expect(turned[0].event.time == 7)
-        #expect(turned[1].event.state.interface == .landscapeRight, "device landscapeLeft shows interface landscapeRight")
+        #expect(
+            turned[1].event.state.interface == .landscapeRight, "device landscapeLeft shows interface landscapeRight")
         // The same orientation again is not a change.
         #expect(hub.deviceDetected(.landscapeLeft, at: 8).isEmpty)
         let locked = try Self.ok(&hub, .lock(true), from: root)
@@ -253,24 +296,38 @@ struct HubStateMachineTests {
         #expect(hub.seq == before + 3)
     }
 
-    @Test("a lost sensor makes the orientation unknown; faults fail it until every one recovers, each in the state with since when")
+    @Test(
+        "a lost sensor makes the orientation unknown; faults fail it until every one recovers, each in the state with since when"
+    )
     func sensorStatus() throws {
         var hub = Self.machine()
         _ = hub.sensorAvailable(name: "iio:device0", at: 0)
         #expect(hub.state.sensor == .idle && hub.state.sensorName == "iio:device0")
         _ = hub.deviceDetected(.portrait, at: 1)
-        func fault(_ kind: SensorFault.Kind) -> SensorFault { SensorFault(kind: kind, device: "iio:device0", detail: "why \(kind)") }
+        func fault(_ kind: SensorFault.Kind) -> SensorFault {
+            SensorFault(kind: kind, device: "iio:device0", detail: "why \(kind)")
+        }
         // 2026-11-26T08:01:02Z
-        #expect(Self.publishes(hub.sensorFault(fault(.axisStuck), unixTime: 1_795_680_062.7, at: 2)).map(\.event.payload)
+        #expect(
+            Self.publishes(hub.sensorFault(fault(.axisStuck), unixTime: 1_795_680_062.7, at: 2)).map(\.event.payload)
                 == [.sensor(from: .idle, to: .failed)])
-        #expect(hub.state.faults == [SensorFaultState(kind: "axis-stuck", device: "iio:device0", detail: "why axisStuck",
-                                                      since: "2026-11-26T08:01:02Z")])
-        #expect(Self.publishes(hub.sensorFault(fault(.readFailed), unixTime: 1_795_680_063, at: 2)).isEmpty, "already failed")
+        #expect(
+            hub.state.faults == [
+                SensorFaultState(
+                    kind: "axis-stuck", device: "iio:device0", detail: "why axisStuck",
+                    since: "2026-11-26T08:01:02Z")
+            ])
+        #expect(
+            Self.publishes(hub.sensorFault(fault(.readFailed), unixTime: 1_795_680_063, at: 2)).isEmpty,
+            "already failed")
         _ = hub.sensorFault(fault(.badScale), unixTime: 1_795_680_064, at: 2)
         #expect(hub.state.faults.map(\.kind) == ["axis-stuck", "read-failed", "bad-scale"])
         #expect(Self.publishes(hub.sensorRecovered(.readFailed, at: 3)).isEmpty, "axis-stuck and bad-scale still hold")
         #expect(Self.publishes(hub.sensorRecovered(.axisStuck, at: 3)).isEmpty, "bad-scale still holds")
-        #expect(Self.publishes(hub.sensorRecovered(.badScale, at: 3)).map(\.event.payload) == [.sensor(from: .failed, to: .idle)])
+        #expect(
+            Self.publishes(hub.sensorRecovered(.badScale, at: 3)).map(\.event.payload) == [
+                .sensor(from: .failed, to: .idle)
+            ])
         #expect(hub.state.faults.isEmpty)
         _ = hub.sensorFault(fault(.noGravity), unixTime: 1_795_680_065, at: 3.5)
         let lost = Self.publishes(hub.sensorLost(at: 4)).map(\.event.payload)
@@ -294,7 +351,10 @@ struct HubStateMachineTests {
         let owner = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
         _ = hub.deviceDetected(.landscapeLeft, at: 0)
         let opened = try Self.ok(&hub, .openSession(initial: nil), from: owner)
-        guard case .sessionChange(let snapshot, let change) = opened.reply else { Issue.record("\(opened.reply)"); return }
+        guard case .sessionChange(let snapshot, let change) = opened.reply else {
+            Issue.record("\(opened.reply)")
+            return
+        }
         #expect(snapshot.interface == .landscapeRight && snapshot.decider == "root")
         #expect(change?.cause == "launch")
         #expect(hub.hasSession(owner))
@@ -303,17 +363,29 @@ struct HubStateMachineTests {
         let heard = Self.sends(turned)
         #expect(heard.map(\.to) == [owner])
         #expect(heard.first?.event.seq == hub.seq)
-        guard case .session(1, let sessionChange)? = heard.first?.event.payload else { Issue.record("\(heard)"); return }
+        guard case .session(1, let sessionChange)? = heard.first?.event.payload else {
+            Issue.record("\(heard)")
+            return
+        }
         #expect(sessionChange.to == .portrait)
         // The lock pins the session where it is (a pad pins the current orientation, R-LOCK-1).
         _ = try Self.ok(&hub, .lock(true), from: root)
         _ = hub.deviceDetected(.landscapeRight, at: 2)
-        #expect(try Self.ok(&hub, .getSession, from: owner).reply == .session(SessionSnapshot(
-            ResolverState(idiom: .pad, physicalDevice: .portrait, interface: .portrait, root: .scene("root")))))
+        #expect(
+            try Self.ok(&hub, .getSession, from: owner).reply
+                == .session(
+                    SessionSnapshot(
+                        ResolverState(
+                            idiom: .pad, physicalDevice: .portrait, interface: .portrait, root: .scene("root")))))
         // A scene op's change goes to the owner before the reply.
-        let presented = try Self.ok(&hub, .scene(.scenePresent, .present(.scene("sheet", supported: .landscape, preferred: .landscapeLeft))), from: owner)
+        let presented = try Self.ok(
+            &hub, .scene(.scenePresent, .present(.scene("sheet", supported: .landscape, preferred: .landscapeLeft))),
+            from: owner)
         #expect(Self.sends(presented.actions).map(\.to) == [owner])
-        guard case .sessionChange(let after, let presentChange) = presented.reply else { Issue.record("\(presented.reply)"); return }
+        guard case .sessionChange(let after, let presentChange) = presented.reply else {
+            Issue.record("\(presented.reply)")
+            return
+        }
         #expect(after.decider == "sheet" && presentChange?.to.isLandscape == true)
         #expect(try Self.ok(&hub, .closeSession, from: owner).reply == .empty)
         #expect(!hub.hasSession(owner))
@@ -326,16 +398,23 @@ struct HubStateMachineTests {
         _ = hub.deviceDetected(.portrait, at: 0)
         _ = try Self.ok(&hub, .lock(true), from: root)
         _ = hub.deviceDetected(.landscapeLeft, at: 1)
-        let initial = ResolverState(profile: .ios16, idiom: .pad, physicalDevice: .unknown, interface: .portraitUpsideDown, root: .scene("A"))
+        let initial = ResolverState(
+            profile: .ios16, idiom: .pad, physicalDevice: .unknown, interface: .portraitUpsideDown, root: .scene("A"))
         let opened = try Self.ok(&hub, .openSession(initial: initial), from: root)
         // Pinned to the given interface's orientation, not the daemon's device: the lock engaged there.
-        guard case .sessionChange(let snapshot, nil) = opened.reply else { Issue.record("\(opened.reply)"); return }
+        guard case .sessionChange(let snapshot, nil) = opened.reply else {
+            Issue.record("\(opened.reply)")
+            return
+        }
         #expect(snapshot.effectiveDevice == .portraitUpsideDown)
     }
 
     @Test("every refusal: its code, and nothing changed")
     func errorReplies() throws {
-        var hub = Self.machine { $0.maximumClients = 2; $0.maximumSessionNodes = 3 }
+        var hub = Self.machine {
+            $0.maximumClients = 2
+            $0.maximumSessionNodes = 3
+        }
         let user = try Self.connect(&hub), other = try Self.connect(&hub)
         #expect(throws: ProtocolError.tooManyClients(maximum: 2)) { try hub.connect(isPrivileged: true) }
         #expect(Self.error(&hub, .lock(true), from: user)?.code == .permissionDenied)
@@ -345,12 +424,16 @@ struct HubStateMachineTests {
         #expect(Self.error(&hub, .closeSession, from: user)?.code == .noSession)
         #expect(Self.error(&hub, .scene(.scenePop, .pop()), from: user)?.code == .noSession)
         let big = PresentationNode.navigation("nav", stack: [.scene("a"), .scene("b"), .scene("c")])
-        #expect(Self.error(&hub, .openSession(initial: ResolverState(physicalDevice: .unknown, interface: .unknown, root: big)), from: user)?.code == .limitExceeded)
+        #expect(
+            Self.error(
+                &hub, .openSession(initial: ResolverState(physicalDevice: .unknown, interface: .unknown, root: big)),
+                from: user)?.code == .limitExceeded)
         _ = try Self.ok(&hub, .openSession(initial: nil), from: user)
         #expect(Self.error(&hub, .openSession(initial: nil), from: user)?.code == .sessionExists)
         #expect(Self.error(&hub, .scene(.scenePresent, .present(big)), from: user)?.code == .limitExceeded)
         // The session shows portrait: a full-screen scene for landscape only must name its preference.
-        let rejected = Self.error(&hub, .scene(.scenePresent, .present(.scene("wide", supported: .landscape))), from: user)
+        let rejected = Self.error(
+            &hub, .scene(.scenePresent, .present(.scene("wide", supported: .landscape))), from: user)
         #expect(rejected?.code == ProtocolErrorCode(.invalidInterfaceOrientation))
         #expect(rejected?.reason == "preferredNotSupported")
         #expect(Self.error(&hub, .scene(.scenePop, .pop()), from: user)?.code == ProtocolErrorCode(.invalidAction))
@@ -367,11 +450,15 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         let owner = try Self.connect(&hub)
         // A scene that supports nothing the app allows: every rotation it is asked for is refused.
-        let initial = ResolverState(profile: .ios16, idiom: .pad, infoPlistMask: .portrait, physicalDevice: .unknown,
-                                    interface: .portrait, root: .scene("A", supported: .landscape))
+        let initial = ResolverState(
+            profile: .ios16, idiom: .pad, infoPlistMask: .portrait, physicalDevice: .unknown,
+            interface: .portrait, root: .scene("A", supported: .landscape))
         _ = try Self.ok(&hub, .openSession(initial: initial), from: owner)
         let heard = Self.sends(hub.deviceDetected(.landscapeLeft, at: 0))
-        guard case .sessionRejected(let error)? = heard.first?.event.payload else { Issue.record("\(heard)"); return }
+        guard case .sessionRejected(let error)? = heard.first?.event.payload else {
+            Issue.record("\(heard)")
+            return
+        }
         #expect(error.code == ProtocolErrorCode(.invalidInterfaceOrientation))
         #expect(hub.state.device == .landscapeLeft)
     }

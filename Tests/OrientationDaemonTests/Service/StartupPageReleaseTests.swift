@@ -20,11 +20,12 @@ struct StartupPageReleaseTests {
     @Test("only read-only file mappings are chosen: code and constants, never data, heaps or the kernel's own")
     func choosesReadOnlyFileMappings() {
         let chosen = StartupPageRelease.readOnlyFileMappings(maps: Self.maps)
-        #expect(chosen.map(\.path) == [
-            "/usr/bin/orientd", "/usr/bin/orientd",
-            "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
-            "/var/lib/a file with spaces (deleted)",
-        ])
+        #expect(
+            chosen.map(\.path) == [
+                "/usr/bin/orientd", "/usr/bin/orientd",
+                "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                "/var/lib/a file with spaces (deleted)",
+            ])
         #expect(chosen[0] == .init(start: 0x55d0c0a00000, end: 0x55d0c1b37000, path: "/usr/bin/orientd"))
         #expect(chosen[0].byteCount == 0x1137000)
     }
