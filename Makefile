@@ -70,6 +70,7 @@ release: deps
 check:
 	@scripts/ensure-deps --build
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+	scripts/check-line-length
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 

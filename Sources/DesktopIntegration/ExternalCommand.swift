@@ -26,7 +26,10 @@ public struct ExternalCommand: Sendable, Hashable {
     public var summary: String {
         let said = errors.split(separator: "\n").last ?? output.split(separator: "\n").last
         return
-            "\(arguments.joined(separator: " ")) \(status < 0 ? "could not be run" : "exited with status \(status)")\(said.map { ": \($0)" } ?? "")"
+            """
+            \(arguments.joined(separator: " ")) \
+            \(status < 0 ? "could not be run" : "exited with status \(status)")\(said.map { ": \($0)" } ?? "")
+            """
     }
 
     /// Runs `arguments` (the first found on PATH) to completion, never through a shell; standard

@@ -19,7 +19,10 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
             return .failure(
                 DetectionFailure(
                     description: "XDG_CURRENT_DESKTOP says \(own): that desktop rotates the screen itself "
-                        + "through the net.hadess.SensorProxy D-Bus interface orientd serves; nothing to do (or say which backend with --rotate)",
+                        + """
+                        through the net.hadess.SensorProxy D-Bus interface orientd serves; nothing to do (or say \
+                        which backend with --rotate)
+                        """,
                     nothingToDo: true))
         }
         if let socket = environment["SWAYSOCK"], !socket.isEmpty { return .success((.sway, "SWAYSOCK is set")) }
@@ -146,7 +149,10 @@ public enum RotationBackend: String, Sendable, Hashable, CaseIterable {
         return .failure(
             DetectionFailure(
                 description:
-                    "no built-in panel (eDP, DSI, LVDS) among \(outputs.joined(separator: ", ")): say which with --output"
+                    """
+                    no built-in panel (eDP, DSI, LVDS) among \(outputs.joined(separator: ", ")): say which with \
+                    --output
+                    """
             ))
     }
 

@@ -48,8 +48,14 @@ public struct ScreenRotator {
             if !backend.mapsTouchDevices {
                 note(
                     backend == .hyprland
-                        ? "--touch is not needed with Hyprland: its touchdevice and tablet settings turn every touch device"
-                        : "the wlroots backend cannot map touch devices (wlr-output-management has none): map them in the compositor's configuration"
+                        ? """
+                        --touch is not needed with Hyprland: its touchdevice and tablet settings turn every touch \
+                        device
+                        """
+                        : """
+                        the wlroots backend cannot map touch devices (wlr-output-management has none): map them \
+                        in the compositor's configuration
+                        """
                 )
             }
             self.touch = backend.mapsTouchDevices ? touch : []

@@ -12,7 +12,10 @@ public enum ResolverJSON {
             let name = try element.string()
             guard let named = InterfaceOrientationMask(name: name) else {
                 throw element.fail(
-                    "\"\(name)\" is not a mask name (\(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")))"
+                    """
+                    \"\(name)\" is not a mask name \
+                    (\(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")))
+                    """
                 )
             }
             mask.formUnion(named)

@@ -29,7 +29,10 @@ public enum FaultPolicySoak {
         public var firstDifference: String? {
             for (index, (without, with)) in zip(changesWithout, changesWith).enumerated() where without != with {
                 return
-                    "change \(index): without the policies \(without.to) at \(without.time) s, with them \(with.to) at \(with.time) s"
+                    """
+                    change \(index): without the policies \(without.to) at \(without.time) s, with them \
+                    \(with.to) at \(with.time) s
+                    """
             }
             guard changesWith.count != changesWithout.count else { return nil }
             return "\(changesWithout.count) changes without the policies, \(changesWith.count) with them"

@@ -117,7 +117,10 @@ let monitorDefaultTopics = Topic.subscribable.filter { !$0.isPrivileged }.map(\.
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Print the current state (device and interface orientation, sensor, lock; light, proximity and heading where the device has them)."
+            """
+            Print the current state (device and interface orientation, sensor, lock; light, proximity and heading \
+            where the device has them).
+            """
     )
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the state as one JSON object.") var json = false
@@ -195,14 +198,23 @@ struct Monitor: AsyncParsableCommand {
 struct Wait: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in --mode.",
+            """
+            Wait until the device (or, with --interface, the interface) is in ORIENTATION, or a convertible in \
+            --mode.
+            """,
         discussion:
-            "Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait --mode tablet` waits for a convertible folded into a tablet."
+            """
+            Exits 0 as soon as it is (at once if it already is), 1 after --timeout seconds. `orientctl wait \
+            --mode tablet` waits for a convertible folded into a tablet.
+            """
     )
     @OptionGroup var connection: ConnectionOptions
     @Argument(
         help:
-            "portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with --mode).",
+            """
+            portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown or unknown (not with \
+            --mode).
+            """,
         completion: .list(DeviceOrientation.allCases.map(\.rawValue)))
     var orientation: String?
     @Flag(help: "Wait for the interface orientation instead of the device orientation.") var interface = false

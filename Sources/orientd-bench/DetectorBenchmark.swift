@@ -71,7 +71,11 @@ struct DetectorBenchmark {
                 soakHours = hours
             case "-h", "--help":
                 print(
-                    "usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H]\n       orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench floor-server SOCKET"
+                    """
+                    usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H]\n       \
+                    orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench \
+                    floor-server SOCKET
+                    """
                 )
                 return
             default: throw UsageError(message: "unknown argument \(argument)")
@@ -102,7 +106,8 @@ struct DetectorBenchmark {
         print(
             String(
                 format:
-                    "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d changes per run",
+                    "  median %.2f M samples/s (%.0f ns/sample), best %.2f M samples/s, worst %.2f M samples/s; %d "
+                    + "changes per run",
                 median / 1e6, 1e9 / median, rates.last! / 1e6, rates.first! / 1e6, runs[0].changes))
 
         // 3. The fault policies on working sensors, for many simulated hours.
@@ -163,7 +168,11 @@ struct DetectorBenchmark {
         section.append("### Detection quality on the public corpus")
         section.append("")
         section.append(
-            "\(traceCount) traces from `\(corpus)`, replayed through the daemon's pipeline (mount matrix + detector, default parameters) and scored with the metrics of `score.py` (latency in seconds from the start of each settled interval; error time as a share of settled time)."
+            """
+            \(traceCount) traces from `\(corpus)`, replayed through the daemon's pipeline (mount matrix + \
+            detector, default parameters) and scored with the metrics of `score.py` (latency in seconds from the \
+            start of each settled interval; error time as a share of settled time).
+            """
         )
         section.append("")
         section.append(
@@ -173,13 +182,23 @@ struct DetectorBenchmark {
         for row in rows {
             let name = row.scenario == "OVERALL" ? "**overall**" : "`\(row.scenario)`"
             section.append(
-                "| \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \(String(format: "%.2f %%", row.errorPercent)) |"
+                """
+                | \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \
+                \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \
+                \(String(format: "%.2f %%", row.errorPercent)) |
+                """
             )
         }
         section.append("")
         let p95 = overall.latencyP95 ?? .infinity
         section.append(
-            "Targets (issue 2): 0 missed — \(overall.missed == 0 ? "met" : "**missed**"); 0 false changes — \(overall.falseChanges == 0 ? "met" : "**missed**"); p95 latency ≤ 0.35 s — \(p95 <= 0.35 ? "met" : "**missed**") (\(seconds(overall.latencyP95))); error time ≤ 2.0 % — \(overall.errorPercent <= 2 ? "met" : "**missed**") (\(String(format: "%.2f %%", overall.errorPercent)))."
+            """
+            Targets (issue 2): 0 missed — \(overall.missed == 0 ? "met" : "**missed**"); 0 false changes — \
+            \(overall.falseChanges == 0 ? "met" : "**missed**"); p95 latency ≤ 0.35 s — \
+            \(p95 <= 0.35 ? "met" : "**missed**") (\(seconds(overall.latencyP95))); error time ≤ 2.0 % — \
+            \(overall.errorPercent <= 2 ? "met" : "**missed**") \
+            (\(String(format: "%.2f %%", overall.errorPercent))).
+            """
         )
         section.append("")
         section.append("### Detector throughput")

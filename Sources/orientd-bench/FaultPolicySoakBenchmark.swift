@@ -58,12 +58,18 @@ enum FaultPolicySoakBenchmark {
             "### Fault policies on working sensors (the long soak)",
             "",
             "Simulated sessions of working sensors (`Sources/SensorSimulation`: poses joined by minimum-jerk turns, "
-                + "walking and vehicle accelerations, calibration, noise, quantisation, HID change-only reporting), played through "
-                + "every fault policy and, beside it, through the detection pipeline alone (`FaultPolicySoak`). `make test` plays "
-                + "each scenario for ten simulated minutes (the still device for an hour); this plays them with other seeds for "
+                + "walking and vehicle accelerations, calibration, noise, quantisation, HID change-only reporting), "
+                + "played through "
+                + "every fault policy and, beside it, through the detection pipeline alone (`FaultPolicySoak`). `make "
+                + "test` plays "
+                + "each scenario for ten simulated minutes (the still device for an hour); this plays them with other "
+                + "seeds for "
                 + String(format: "%.0f", hours) + " simulated hours, in " + String(format: "%.0f", wallSeconds) + " s.",
             "",
-            "| scenario | sessions | simulated hours | readings | orientation changes | faults declared | sessions whose changes differ |",
+            """
+            | scenario | sessions | simulated hours | readings | orientation changes | faults declared | sessions \
+            whose changes differ |
+            """,
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows {

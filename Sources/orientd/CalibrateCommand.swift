@@ -43,7 +43,8 @@ struct CalibrateCommand: AsyncParsableCommand {
 
             It reads the sensor beside a running orientd (by polling, unless --acquisition says \
             otherwise, and at the device's rate as it is, unless --rate is given) and works with any \
-            --sensor, ip: and replay: included; only a local sensor can be written to the hwdb. For a convertible's base sensor, close the lid and hold the closed \
+            --sensor, ip: and replay: included; only a local sensor can be written to the hwdb. For a convertible's \
+            base sensor, close the lid and hold the closed \
             device in the same poses: the base must then read what the display reads.
 
             --json prints one JSON object per line: {"sensor": …} first, {"step": POSE, "state": \
@@ -110,7 +111,10 @@ struct CalibrateCommand: AsyncParsableCommand {
                 if let sensor, sensor.identifier != description.identifier {
                     outcome = .failure(
                         .init(
-                            "the sensor changed from \(sensor.identifier) to \(description.identifier) mid-way; start again"
+                            """
+                            the sensor changed from \(sensor.identifier) to \(description.identifier) mid-way; \
+                            start again
+                            """
                         ))
                     break events
                 }
@@ -215,7 +219,10 @@ struct CalibrateCommand: AsyncParsableCommand {
                     await reportDaemon(sensor: sensor, output: output)
                 } else {
                     output.note(
-                        "warning: udevadm trigger failed (\(trigger.summary)): the entry applies from the next boot, or run: udevadm trigger -v -p DEVNAME=\(sensor.deviceNode ?? path)"
+                        """
+                        warning: udevadm trigger failed (\(trigger.summary)): the entry applies from the next \
+                        boot, or run: udevadm trigger -v -p DEVNAME=\(sensor.deviceNode ?? path)
+                        """
                     )
                 }
             } else {
@@ -242,7 +249,10 @@ struct CalibrateCommand: AsyncParsableCommand {
             output.note("orientd on \(socket) reads \(name), not \(sensor.identifier): its matrix is unchanged")
         } else {
             output.note(
-                "orientd on \(socket) re-reads \(sensor.identifier) on udev's change event and uses the new matrix now (its log says \"mount matrix changed\")"
+                """
+                orientd on \(socket) re-reads \(sensor.identifier) on udev's change event and uses the new matrix \
+                now (its log says \"mount matrix changed\")
+                """
             )
         }
     }
@@ -358,7 +368,10 @@ final class CalibrationOutput {
                 ]))
         } else {
             say(
-                "Sensor: \(description.identifier) (\(description.name))\(description.sysfsPath.map { ", \($0)" } ?? "")"
+                """
+                Sensor: \(description.identifier) \
+                (\(description.name))\(description.sysfsPath.map { ", \($0)" } ?? "")
+                """
             )
             say("Mount matrix in use: \(description.mountMatrix.text) (from \(description.mountMatrixOrigin.rawValue))")
         }
@@ -438,28 +451,42 @@ final class CalibrationOutput {
         say("\nMount matrix: \(fit.matrix.text)")
         if !fit.isSignedPermutation {
             say(
-                "warning: the captures are not within \(Int(MountFit.permutationTolerance))° of an axis permutation (worst \(PoseCapture.degrees(fit.worstError))): this is the best rotation; held at an angle, or a sensor mounted askew?"
+                """
+                warning: the captures are not within \(Int(MountFit.permutationTolerance))° of an axis \
+                permutation (worst \(PoseCapture.degrees(fit.worstError))): this is the best rotation; held at an \
+                angle, or a sensor mounted askew?
+                """
             )
         }
         for check in fit.checks {
             say(
-                "  \(check.pose.rawValue): reads (\(Self.text(check.display))) with it, \(PoseCapture.degrees(check.error)) from the pose"
+                "  \(check.pose.rawValue): reads (\(Self.text(check.display))) with it, "
+                    + "\(PoseCapture.degrees(check.error)) from the pose"
             )
         }
         if alreadyRight {
             say(
-                "The matrix in use (\(sensor.mountMatrix.text), from \(sensor.mountMatrixOrigin.rawValue)) is already right: nothing to change."
+                """
+                The matrix in use (\(sensor.mountMatrix.text), from \(sensor.mountMatrixOrigin.rawValue)) is \
+                already right: nothing to change.
+                """
             )
             return
         }
         say(
-            "The matrix in use is \(sensor.mountMatrix.text) (from \(sensor.mountMatrixOrigin.rawValue)); this one replaces it."
+            """
+            The matrix in use is \(sensor.mountMatrix.text) (from \(sensor.mountMatrixOrigin.rawValue)); this one \
+            replaces it.
+            """
         )
         if let entry {
             say("\nhwdb entry (systemd's 60-sensor.hwdb format):\n\n\(entry.text)")
         } else if let identityProblem {
             say(
-                "\nNo hwdb entry: \(identityProblem). Give the matrix with --mount-matrix or [sensor] mount-matrix instead."
+                """
+                \nNo hwdb entry: \(identityProblem). Give the matrix with --mount-matrix or [sensor] mount-matrix \
+                instead.
+                """
             )
         }
     }

@@ -15,13 +15,17 @@ struct ListSensorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list-sensors",
         abstract:
-            "List the sensors orientd can see (accelerometers, ambient light, proximity, compass) and which it would use.",
+            """
+            List the sensors orientd can see (accelerometers, ambient light, proximity, compass) and which it \
+            would use.
+            """,
         discussion: """
             Local accelerometers are found through udev (IIO devices with x, y and z acceleration \
             channels); with --sensor ip:HOST the ones iiod serves on HOST are listed instead. For each: \
             sysfs path, device node, name, label and location, the mount matrix and where it came from, \
             the acquisition mode, sampling frequency and scale, and the length of one reading (9.81 m/s² \
-            at rest; far from it, the scale is wrong and the daemon learns gravity at rest instead). The last part says which sensor the \
+            at rest; far from it, the scale is wrong and the daemon learns gravity at rest instead). The last part \
+            says which sensor the \
             --sensor specification (default auto) selects, and why. Evdev accelerometers \
             (ID_INPUT_ACCELEROMETER) are listed after IIO ones and chosen only without one.
 
@@ -224,19 +228,28 @@ struct ListSensorsCommand: AsyncParsableCommand {
                     MotionEvents.switches(among: description.powerFeatures)?.enables.joined(separator: ", ") ?? ""
                 row(
                     "pacing",
-                    "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt (\(enables)), "
-                        + "with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s (polling at [sensor] rest-rate if it cannot be armed)"
+                    "adaptive: the sampling rate while the device moves; at rest asleep on the motion interrupt "
+                        + "(\(enables)), "
+                            + """
+                            with a check read every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s \
+                            (polling at [sensor] rest-rate if it cannot be armed)
+                            """
                 )
             case .poll?:
                 row(
                     "pacing",
-                    "adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest"
+                    """
+                    adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \
+                    \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest
+                    """
                 )
             case .buffer?:
                 row(
                     "pacing",
-                    "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of [sensor] rest-rate's "
-                        + "interval (buffer/watermark\(description.powerFeatures.contains("buffer/hwfifo_watermark_max") ? ", and the hardware FIFO" : ""))"
+                    "adaptive: one sample per read while the device moves; at rest the buffer hands over batches of "
+                        + "[sensor] rest-rate's interval (buffer/watermark"
+                        + (description.powerFeatures.contains("buffer/hwfifo_watermark_max")
+                            ? ", and the hardware FIFO" : "") + ")"
                 )
             case .auto?, nil:
                 break
@@ -263,7 +276,10 @@ struct ListSensorsCommand: AsyncParsableCommand {
                     row(
                         "gravity",
                         text + ": at rest that means a wrong or missing scale; the daemon measures gravity at rest and "
-                            + "multiplies the readings by 9.81 m/s² over it (\(factor) for this reading), and says so once in its log"
+                            + """
+                            multiplies the readings by 9.81 m/s² over it (\(factor) for this reading), and says \
+                            so once in its log
+                            """
                     )
                 } else {
                     row("gravity", text)

@@ -85,14 +85,20 @@ struct RecordCommand: AsyncParsableCommand {
             switch event {
             case .available(let description):
                 matrix = description.mountMatrix
+                let mode = description.acquisition.map { "\($0.rawValue) mode, " } ?? ""
+                let rate = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? ""
+                let destination = output == "-" ? "standard output" : output
                 printError(
-                    "orientd record: \(description.identifier) (\(description.name)), \(description.acquisition.map { "\($0.rawValue) mode, " } ?? "")"
-                        + "\(description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? "")mount matrix \(matrix.text) (\(description.mountMatrixOrigin.rawValue)) → \(output == "-" ? "standard output" : output)"
+                    "orientd record: \(description.identifier) (\(description.name)), \(mode)\(rate)"
+                        + "mount matrix \(matrix.text) (\(description.mountMatrixOrigin.rawValue)) → \(destination)"
                 )
                 for problem in description.mountMatrixProblems { printError("orientd record: warning: \(problem)") }
             case .unavailable(let reason):
                 printError(
-                    "orientd record: no sensor (\(reason)); waiting for one\(duration == nil ? " — Ctrl-C to stop" : "")"
+                    """
+                    orientd record: no sensor (\(reason)); waiting for \
+                    one\(duration == nil ? " — Ctrl-C to stop" : "")
+                    """
                 )
             case .sample(let sample):
                 let start = firstTime ?? sample.time
@@ -112,7 +118,10 @@ struct RecordCommand: AsyncParsableCommand {
         writer.flush()
         if sink != STDOUT_FILENO { close(sink) }
         printError(
-            "orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \(output == "-" ? "standard output" : output)"
+            """
+            orientd record: wrote \(count) samples\(firstTime == nil ? "" : "") to \
+            \(output == "-" ? "standard output" : output)
+            """
         )
     }
 }

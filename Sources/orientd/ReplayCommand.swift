@@ -87,7 +87,10 @@ struct ReplayCommand: AsyncParsableCommand {
                 parsed = try TraceFormat.parseLocated(line: line, lineNumber: lineNumber)
             } catch {
                 printError(
-                    "orientd replay: \(input.displayName):\(error.line): \(error.problem): \"\(error.text.prefix(120))\""
+                    """
+                    orientd replay: \(input.displayName):\(error.line): \(error.problem): \
+                    \"\(error.text.prefix(120))\"
+                    """
                 )
                 throw ExitCode(65)
             }

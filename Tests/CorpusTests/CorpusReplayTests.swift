@@ -101,7 +101,10 @@ struct ScorerAgreementTests {
         #expect(mine.falseChanges == theirs.false_changes, "\(mine.scenario) false changes")
         #expect(
             close(mine.latencyMedian, theirs.lat_median),
-            "\(mine.scenario) median \(String(describing: mine.latencyMedian)) vs \(String(describing: theirs.lat_median))"
+            """
+            \(mine.scenario) median \(String(describing: mine.latencyMedian)) vs \
+            \(String(describing: theirs.lat_median))
+            """
         )
         #expect(close(mine.latencyP95, theirs.lat_p95), "\(mine.scenario) p95")
         #expect(close(mine.startup, theirs.startup), "\(mine.scenario) startup")

@@ -113,7 +113,10 @@ struct RotationBackendTests {
     // MARK: - What the compositor lists
 
     static let swayOutputs =
-        #"[{"id": 3, "type": "output", "name": "HDMI-A-1", "active": true}, {"id": 4, "type": "output", "name": "eDP-1", "active": true}]"#
+        #"""
+        [{"id": 3, "type": "output", "name": "HDMI-A-1", "active": true}, {"id": 4, "type": "output", "name": \#
+        "eDP-1", "active": true}]
+        """#
     static let swayInputs = #"""
         [{"identifier": "1:1:AT_Translated_Set_2_keyboard", "name": "AT Translated Set 2 keyboard", "type": "keyboard"},
          {"identifier": "1267:12345:ELAN_Touchscreen", "name": "ELAN Touchscreen", "type": "touch"},

@@ -152,7 +152,10 @@ struct DetectorTimingTests {
     }
 
     @Test(
-        "a reading held by a motion interrupt: the next sample after a long rest is no gap or silence, and a turn then is as quick as ever"
+        """
+        a reading held by a motion interrupt: the next sample after a long rest is no gap or silence, and a turn \
+        then is as quick as ever
+        """
     )
     func heldReading() throws {
         var simulator = PoseSimulator()

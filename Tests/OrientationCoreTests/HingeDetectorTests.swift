@@ -103,7 +103,10 @@ struct HingeDetectorTests {
     }
 
     @Test(
-        "a hinge-angle sensor's reading is the angle, unambiguous at 0°/360°; the accelerometers stand in when it is silent"
+        """
+        a hinge-angle sensor's reading is the angle, unambiguous at 0°/360°; the accelerometers stand in when it \
+        is silent
+        """
     )
     func measuredAngle() {
         var detector = HingeDetector()

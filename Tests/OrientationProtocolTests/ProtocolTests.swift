@@ -73,7 +73,10 @@ struct ProtocolTests {
         #expect(try DaemonState(json: JSONReader(state.json)) == state)
         #expect(
             state.json.serialized.contains(
-                #""faults":[{"kind":"axis-stuck","device":"iio:device0","detail":"the z axis…","since":"2026-11-26T08:01:02Z"}"#
+                #"""
+                "faults":[{"kind":"axis-stuck","device":"iio:device0","detail":"the z \#
+                axis…","since":"2026-11-26T08:01:02Z"}
+                """#
             ))
         // A server older than the field sends none: no faults, not an error.
         var older = state.json

@@ -52,41 +52,69 @@ struct ResolverJSONTests {
     }
 
     static let validInitial =
-        #""initial": {"deviceOrientation": "portrait", "interfaceOrientation": "portrait", "root": {"kind": "scene", "id": "A"}}"#
+        #"""
+        "initial": {"deviceOrientation": "portrait", "interfaceOrientation": "portrait", "root": {"kind": \#
+        "scene", "id": "A"}}
+        """#
 
     @Test(
         "malformed files name the vector and the field",
         arguments: [
             (
-                #"{"vectors": [{"id": "V1", "initial": {"interfaceOrientation": "portrait", "root": {"kind": "scene", "id": "A"}}, "steps": []}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", "initial": {"interfaceOrientation": "portrait", "root": {"kind": \#
+                "scene", "id": "A"}}, "steps": []}]}
+                """#,
                 #"vectors[0] (id "V1").initial.deviceOrientation: missing"#
             ),
             (
-                #"{"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "spin"}, "expect": {}}]}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "spin"}, "expect": \#
+                {}}]}]}
+                """#,
                 #"vectors[0] (id "V1").steps[0].action.type: unknown action type "spin""#
             ),
             (
-                #"{"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "push", "node": {"kind": "scene", "id": "B", "supported": ["sideways"]}}, "expect": {}}]}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "push", "node": \#
+                {"kind": "scene", "id": "B", "supported": ["sideways"]}}, "expect": {}}]}]}
+                """#,
                 #"vectors[0] (id "V1").steps[0].action.node.supported[0]: "sideways" is not a mask name"#
             ),
             (
-                #"{"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "setLock", "on": 1}, "expect": {}}]}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "setLock", "on": 1}, \#
+                "expect": {}}]}]}
+                """#,
                 #"vectors[0] (id "V1").steps[0].action.on: expected true or false, found a number"#
             ),
             (
-                #"{"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "forceRotation", "to": "unknown"}, "expect": {}}]}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "forceRotation", "to": \#
+                "unknown"}, "expect": {}}]}]}
+                """#,
                 #"vectors[0] (id "V1").steps[0].action.to: forceRotation cannot target unknown"#
             ),
             (
-                #"{"vectors": [{"id": "V1", "initial": {"deviceOrientation": "portrait", "interfaceOrientation": "portrait", "root": {"kind": "tab", "id": "t", "tabs": [{"kind": "scene", "id": "A"}], "selected": 3}}, "steps": []}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", "initial": {"deviceOrientation": "portrait", "interfaceOrientation": \#
+                "portrait", "root": {"kind": "tab", "id": "t", "tabs": [{"kind": "scene", "id": "A"}], \#
+                "selected": 3}}, "steps": []}]}
+                """#,
                 #"vectors[0] (id "V1").initial.root.selected: selected tab 3 does not exist (1 tabs)"#
             ),
             (
-                #"{"vectors": [{"id": "V1", "initial": {"deviceOrientation": "sideways", "interfaceOrientation": "portrait", "root": {"kind": "scene", "id": "A"}}, "steps": []}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", "initial": {"deviceOrientation": "sideways", "interfaceOrientation": \#
+                "portrait", "root": {"kind": "scene", "id": "A"}}, "steps": []}]}
+                """#,
                 #"vectors[0] (id "V1").initial.deviceOrientation: "sideways" is not one of unknown, portrait"#
             ),
             (
-                #"{"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "dismiss"}, "expect": []}]}]}"#,
+                #"""
+                {"vectors": [{"id": "V1", \#(validInitial), "steps": [{"action": {"type": "dismiss"}, "expect": \#
+                []}]}]}
+                """#,
                 #"vectors[0] (id "V1").steps[0].expect: expected an object, found an array"#
             ),
             (#"{"vectors": [{"initial": {}}]}"#, "vectors[0].id: missing"),

@@ -33,15 +33,18 @@ struct CheckResolverCommandTests {
             """
             {"vectors": [{"id": "W", "initial": {"deviceOrientation": "portrait", "interfaceOrientation": "portrait",
               "root": {"kind": "scene", "id": "A"}},
-              "steps": [{"action": {"type": "deviceOrientation", "value": "landscapeLeft"}, "expect": {"interface": "landscapeLeft"}},
-                        {"action": {"type": "deviceOrientation", "value": "portrait"}, "expect": {"interface": "portrait"}}]}]}
+              "steps": [{"action": {"type": "deviceOrientation", "value": "landscapeLeft"}, "expect": {"interface": \
+              "landscapeLeft"}},
+                        {"action": {"type": "deviceOrientation", "value": "portrait"}, "expect": {"interface": \
+                        "portrait"}}]}]}
             """)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try OrientdProcess.run(["check-resolver", file.path])
         #expect(result.status == 1)
         #expect(
             result.lines == [
-                #"{"id":"W","step":0,"ok":false,"expected":{"interface":"landscapeLeft"},"actual":{"interface":"landscapeRight"}}"#,
+                #"{"id":"W","step":0,"ok":false,"expected":{"interface":"landscapeLeft"},"#
+                    + #""actual":{"interface":"landscapeRight"}}"#,
                 #"{"id":"W","step":1,"ok":true}"#,
                 "1 passed, 1 failed",
             ])
@@ -53,7 +56,10 @@ struct CheckResolverCommandTests {
         "a malformed file names the vector and field, exit 65",
         arguments: [
             (
-                #"{"vectors": [{"id": "X", "initial": {"interfaceOrientation": "portrait", "root": {"kind": "scene", "id": "A"}}, "steps": []}]}"#,
+                #"""
+                {"vectors": [{"id": "X", "initial": {"interfaceOrientation": "portrait", "root": {"kind": \#
+                "scene", "id": "A"}}, "steps": []}]}
+                """#,
                 #"vectors[0] (id "X").initial.deviceOrientation: missing"#
             ),
             (#"{"vectors": [ "#, "not valid JSON"),

@@ -69,7 +69,10 @@ struct FrozenReadingDetectorTests {
                     let raw = part.measure(truth, random: &random)
                     for change in detector.observe(raw: raw, reading: part.countStep * raw, at: time) {
                         fired.append(
-                            "trial \(trial) (\(bits) bits, HID \(part.changeSensitivity.map { "\($0 / Self.g) g" } ?? "no")) at \(time) s: \(change)"
+                            """
+                            trial \(trial) (\(bits) bits, HID \
+                            \(part.changeSensitivity.map { "\($0 / Self.g) g" } ?? "no")) at \(time) s: \(change)
+                            """
                         )
                     }
                     time += 0.04
@@ -166,7 +169,10 @@ struct FrozenReadingDetectorTests {
     }
 
     @Test(
-        "a whole reading frozen at 1.6 times gravity's length is declared after 10 s of it; one at gravity's length never"
+        """
+        a whole reading frozen at 1.6 times gravity's length is declared after 10 s of it; one at gravity's \
+        length never
+        """
     )
     func frozenReading() {
         var detector = FrozenReadingDetector()
@@ -214,7 +220,10 @@ struct FrozenReadingDetectorTests {
                     SensorFault(
                         kind: .noGravity, device: "iio:device0",
                         detail:
-                            "reads (0.0, 0.0, 0.0) for 1.0 s, longer than any fall: no gravity to read an orientation from"
+                            """
+                            reads (0.0, 0.0, 0.0) for 1.0 s, longer than any fall: no gravity to read an \
+                            orientation from
+                            """
                     )))
         events.removeAll()
         deliver(Vector3(0, -9.8, 0), at: 4)

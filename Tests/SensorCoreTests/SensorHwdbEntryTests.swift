@@ -5,7 +5,10 @@ import OrientationCore
 @Suite("hwdb entries")
 struct SensorHwdbEntryTests {
     static let dmi =
-        "dmi:bvnAmericanMegatrendsInc.:bvr5.12:bd07/17/2019:br5.12:svnAcme:pnSlate 10:pvr1.0:rvnAcme:rnSL10:rvr1.0:cvnAcme:ct32:cvr1.0:"
+        """
+        dmi:bvnAmericanMegatrendsInc.:bvr5.12:bd07/17/2019:br5.12:svnAcme:pnSlate \
+        10:pvr1.0:rvnAcme:rnSL10:rvr1.0:cvnAcme:ct32:cvr1.0:
+        """
     static let swapped = try! MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1")
 
     @Test("keyed like systemd's entries: parent modalias, then the machine's vendor and product")
@@ -62,7 +65,10 @@ struct SensorHwdbEntryTests {
         #expect(created.hasPrefix(SensorHwdbEntry.fileHeader))
         #expect(created.hasSuffix(first.text))
         let someoneElses =
-            "# the admin's own\nsensor:modalias:acpi:KIOX000A*:dmi:*svnOther:*\n ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, 1, 0; 0, 0, 1\n"
+            """
+            # the admin's own\nsensor:modalias:acpi:KIOX000A*:dmi:*svnOther:*\n ACCEL_MOUNT_MATRIX=-1, 0, 0; 0, \
+            1, 0; 0, 0, 1\n
+            """
         let withOther = created + "\n" + someoneElses
         let second = SensorHwdbEntry(identity: identity, matrix: Self.swapped, comment: ["second"])
         let replaced = second.installed(in: withOther)

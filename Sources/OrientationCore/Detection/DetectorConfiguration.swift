@@ -176,7 +176,10 @@ public enum DetectorConfigurationError: Error, Sendable, Equatable, CustomString
     public var description: String {
         switch self {
         case .unknownParameter(let name):
-            "unknown detector parameter \"\(name)\" (known: \(DetectorConfiguration.parameters.map(\.name).joined(separator: ", ")))"
+            """
+            unknown detector parameter \"\(name)\" (known: \
+            \(DetectorConfiguration.parameters.map(\.name).joined(separator: ", ")))
+            """
         case .notANumber(let name, let text): "detector parameter \(name): \"\(text)\" is not a finite number"
         case .notAnInteger(let name, let text): "detector parameter \(name): \"\(text)\" is not an integer"
         case .outOfRange(let name, let expected): "detector parameter \(name) must be \(expected)"

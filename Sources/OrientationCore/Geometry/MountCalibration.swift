@@ -137,7 +137,10 @@ public struct PoseCapture: Sendable {
                     .rejected(
                         pose,
                         reason:
-                            "the device is held as it was for \(earlier.pose.rawValue) (\(Self.degrees(off)) away): turn it to \(pose.rawValue)"
+                            """
+                            the device is held as it was for \(earlier.pose.rawValue) (\(Self.degrees(off)) \
+                            away): turn it to \(pose.rawValue)
+                            """
                     ))
                 moved = false
                 reference = mean
@@ -170,7 +173,10 @@ public struct PoseCapture: Sendable {
         done = true
         return [
             .failed(
-                "no still \(pose.rawValue) pose in \(Int(configuration.poseTimeout.rounded())) s: hold the device still (rest it against something) in that pose for \(configuration.stillDuration) s"
+                """
+                no still \(pose.rawValue) pose in \(Int(configuration.poseTimeout.rounded())) s: hold the device \
+                still (rest it against something) in that pose for \(configuration.stillDuration) s
+                """
             )
         ]
     }

@@ -50,7 +50,10 @@ public enum ConfigurationFile {
                 throw ConfigurationError(
                     file: file, line: table.entries.first?.line,
                     message:
-                        "key \"\(table.entries[0].key)\" is outside a table (tables: \(tableNames.joined(separator: ", ")))"
+                        """
+                        key \"\(table.entries[0].key)\" is outside a table (tables: \
+                        \(tableNames.joined(separator: ", ")))
+                        """
                 )
             }
             let known = DaemonSetting.all.filter { $0.table == table.name }
@@ -64,7 +67,10 @@ public enum ConfigurationFile {
                     throw ConfigurationError(
                         file: file, line: entry.line,
                         message:
-                            "[\(table.name)]: unknown key \"\(entry.key)\" (keys: \(known.map(\.key).sorted().joined(separator: ", ")))"
+                            """
+                            [\(table.name)]: unknown key \"\(entry.key)\" (keys: \
+                            \(known.map(\.key).sorted().joined(separator: ", ")))
+                            """
                     )
                 }
                 do {
@@ -93,7 +99,10 @@ public enum ConfigurationFile {
         {
             throw fail(
                 setting, line: hingeLines["laptop-below"] ?? hingeLines["tablet-above"],
-                "laptop-below (\(hinge.laptopBelow)) must be below tablet-above (\(hinge.tabletAbove)): between them nothing changes"
+                """
+                laptop-below (\(hinge.laptopBelow)) must be below tablet-above (\(hinge.tabletAbove)): between \
+                them nothing changes
+                """
             )
         }
         return settings
@@ -154,6 +163,14 @@ public enum ConfigurationFile {
             if escaped.hasPrefix(".") || escaped.hasPrefix("'") { escaped = "\\&" + escaped }
             return escaped
         }
+        let description = """
+            orientd serve reads this file at start (or the file given with --config) and again on SIGHUP. \
+            Settings come from the defaults, then this file, then the options given on the command line. The \
+            file is TOML: [table] headers, key = value lines, # comments. An unknown table or key, a wrong type \
+            or a bad value stops the daemon with the file, the line and the expected form (exit status 78); \
+            orientd check-config validates a file and prints the effective configuration, and orientd \
+            check-config --example prints a commented file with every default.
+            """
         var page = """
             .TH ORIENTD.TOML 5 "" "orientd \(version)" "File Formats"
             .SH NAME
@@ -161,7 +178,7 @@ public enum ConfigurationFile {
             .SH SYNOPSIS
             .B \(roff(defaultPath))
             .SH DESCRIPTION
-            \(roff("orientd serve reads this file at start (or the file given with --config) and again on SIGHUP. Settings come from the defaults, then this file, then the options given on the command line. The file is TOML: [table] headers, key = value lines, # comments. An unknown table or key, a wrong type or a bad value stops the daemon with the file, the line and the expected form (exit status 78); orientd check-config validates a file and prints the effective configuration, and orientd check-config --example prints a commented file with every default."))
+            \(roff(description))
 
             """
         for table in DaemonSetting.tables {

@@ -296,7 +296,11 @@ extension DaemonSetting {
                         }
                     }, show: \.description), at: \.sensor.specification,
                 help:
-                    "Which accelerometer: auto (the best local one: display before lid, never the keyboard base), iio:NAME (driver name or label), iio:deviceN, ip:HOST (served by iiod), replay:FILE[?speed=N], stdin."
+                    """
+                    Which accelerometer: auto (the best local one: display before lid, never the keyboard base), \
+                    iio:NAME (driver name or label), iio:deviceN, ip:HOST (served by iiod), \
+                    replay:FILE[?speed=N], stdin.
+                    """
             ),
             DaemonSetting(
                 "sensor", "mount-matrix", option: "mount-matrix", valueName: "a, b, c; d, e, f; g, h, i",
@@ -309,7 +313,10 @@ extension DaemonSetting {
                     }, show: \.text
                 ).optional(), at: \.sensor.mountMatrix,
                 help:
-                    "Sensor-to-display matrix, rows separated by ';' (device = M · raw); overrides udev's ACCEL_MOUNT_MATRIX and the sysfs mount_matrix attributes."
+                    """
+                    Sensor-to-display matrix, rows separated by ';' (device = M · raw); overrides udev's \
+                    ACCEL_MOUNT_MATRIX and the sysfs mount_matrix attributes.
+                    """
             ),
             DaemonSetting(
                 "sensor", "rate", option: "rate", valueName: "hz",
@@ -321,7 +328,10 @@ extension DaemonSetting {
                 "sensor", "acquisition", option: "acquisition", valueName: "mode", .choice("mode"),
                 at: \.sensor.acquisition,
                 help:
-                    "How to read an IIO device: auto (buffered capture when it has a trigger, else polling), poll, buffer."
+                    """
+                    How to read an IIO device: auto (buffered capture when it has a trigger, else polling), poll, \
+                    buffer.
+                    """
             ),
             DaemonSetting(
                 "sensor", "rest-rate", option: "rest-rate", valueName: "hz",
@@ -329,7 +339,11 @@ extension DaemonSetting {
                     rate >= 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
                 }, at: \.daemon.restRate,
                 help:
-                    "While the device rests, a polled sensor is read this often instead of at the rate (one with a motion interrupt sleeps on it instead; a buffered one hands over batches this long); the first reading that moves brings the rate back at once. 0 reads at the rate always."
+                    """
+                    While the device rests, a polled sensor is read this often instead of at the rate (one with a \
+                    motion interrupt sleeps on it instead; a buffered one hands over batches this long); the \
+                    first reading that moves brings the rate back at once. 0 reads at the rate always.
+                    """
             ),
             DaemonSetting(
                 "sensor", "motion-margin", option: "motion-margin", valueName: "g",
@@ -337,19 +351,29 @@ extension DaemonSetting {
                     margin > 0 && margin <= 1 ? nil : "\(margin) is out of range"
                 }, at: \.daemon.motionMargin,
                 help:
-                    "How far a reading may depart from the resting gravity, in g, and still be rest (0.1 g is about 6° of tilt)."
+                    """
+                    How far a reading may depart from the resting gravity, in g, and still be rest (0.1 g is \
+                    about 6° of tilt).
+                    """
             ),
         ] + DetectorConfiguration.parameters.map(DaemonSetting.init(detector:)) + [
             DaemonSetting(
                 "session", "idiom", option: "idiom", valueName: "idiom", .choice("idiom"), at: \.daemon.idiom,
                 help:
-                    "The system session's idiom: phone or pad (pads may show portraitUpsideDown; the lock keeps the current orientation)."
+                    """
+                    The system session's idiom: phone or pad (pads may show portraitUpsideDown; the lock keeps \
+                    the current orientation).
+                    """
             ),
             DaemonSetting(
                 "session", "supported", option: "supported", valueName: "mask", .mask,
                 at: \.daemon.supportedOrientations,
                 help:
-                    "Interface orientations the system session supports: \(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")) (an array in the file, comma-separated on the command line)."
+                    """
+                    Interface orientations the system session supports: \
+                    \(InterfaceOrientationMask.namedMasks.map(\.name).joined(separator: ", ")) (an array in the \
+                    file, comma-separated on the command line).
+                    """
             ),
             DaemonSetting(
                 "session", "locked", option: "locked", valueName: "bool", .boolean, at: \.daemon.lockedAtStart,
@@ -380,7 +404,11 @@ extension DaemonSetting {
                 "clients", "max", option: "max-clients", valueName: "n", .integer(above: 0),
                 at: \.daemon.maximumClients,
                 help:
-                    "Further connections are refused with too-many-clients. Each client takes two file descriptors; the daemon raises its soft open-file limit to 2 x max + 64 (or warns when the hard limit is lower)."
+                    """
+                    Further connections are refused with too-many-clients. Each client takes two file \
+                    descriptors; the daemon raises its soft open-file limit to 2 x max + 64 (or warns when the \
+                    hard limit is lower).
+                    """
             ),
             DaemonSetting(
                 "clients", "stall-timeout", option: "stall-timeout", valueName: "seconds",
@@ -388,7 +416,10 @@ extension DaemonSetting {
                     seconds > 0 ? nil : "must be > 0"
                 }, at: \.daemon.stallTimeout,
                 help:
-                    "A client that takes no events for this long is disconnected (meanwhile it gets only the newest state)."
+                    """
+                    A client that takes no events for this long is disconnected (meanwhile it gets only the \
+                    newest state).
+                    """
             ),
             DaemonSetting(
                 "clients", "claim-linger", option: "claim-linger", valueName: "seconds",
@@ -399,12 +430,18 @@ extension DaemonSetting {
             DaemonSetting(
                 "dbus", "mode", option: "dbus", valueName: "mode", .choice("mode"), at: \.daemon.dbusMode,
                 help:
-                    "Serve net.hadess.SensorProxy (iio-sensor-proxy's interface) on the system bus: auto (when the bus is reachable at start), on (exit 69 when it is not), off."
+                    """
+                    Serve net.hadess.SensorProxy (iio-sensor-proxy's interface) on the system bus: auto (when the \
+                    bus is reachable at start), on (exit 69 when it is not), off.
+                    """
             ),
             DaemonSetting(
                 "dbus", "polkit", option: "dbus-polkit", valueName: "bool", .boolean, at: \.daemon.dbusPolkit,
                 help:
-                    "Check every D-Bus claim with polkit (action net.hadess.SensorProxy.claim-sensor); without polkit on the bus, only root and the control group may claim."
+                    """
+                    Check every D-Bus claim with polkit (action net.hadess.SensorProxy.claim-sensor); without \
+                    polkit on the bus, only root and the control group may claim.
+                    """
             ),
             DaemonSetting(
                 "hinge", "base-sensor", option: "base-sensor", valueName: "spec",
@@ -416,7 +453,11 @@ extension DaemonSetting {
                         }
                     }, show: \.description), at: \.baseSensor,
                 help:
-                    "A convertible's keyboard-base accelerometer, for the hinge angle and tablet mode: auto (the sensor udev, its label or its location names base, beside the display sensor; the base rows of a replayed two-sensor trace), none, or a sensor."
+                    """
+                    A convertible's keyboard-base accelerometer, for the hinge angle and tablet mode: auto (the \
+                    sensor udev, its label or its location names base, beside the display sensor; the base rows \
+                    of a replayed two-sensor trace), none, or a sensor.
+                    """
             ),
             DaemonSetting(
                 "hinge", "base-mount-matrix", option: "base-mount-matrix", valueName: "a, b, c; d, e, f; g, h, i",
@@ -429,19 +470,28 @@ extension DaemonSetting {
                     }, show: \.text
                 ).optional(), at: \.baseMountMatrix,
                 help:
-                    "The base sensor's matrix, overriding udev and sysfs; with the lid closed it must make the base read what the display reads."
+                    """
+                    The base sensor's matrix, overriding udev and sysfs; with the lid closed it must make the \
+                    base read what the display reads.
+                    """
             ),
             DaemonSetting(
                 "hinge", "laptop-keeps-normal", option: "laptop-keeps-normal", valueName: "bool", .boolean,
                 at: \.daemon.laptopKeepsNormal,
                 help:
-                    "In laptop mode the interface keeps its natural orientation (the display sensor tilts with the lid); in tablet mode it follows the display sensor."
+                    """
+                    In laptop mode the interface keeps its natural orientation (the display sensor tilts with the \
+                    lid); in tablet mode it follows the display sensor.
+                    """
             ),
             DaemonSetting(
                 "hinge", "tablet-mode-switch", option: "tablet-mode-switch", valueName: "mode", .choice("mode"),
                 at: \.daemon.tabletModeSwitch,
                 help:
-                    "Report tablet mode to libinput and the desktop through a uinput SW_TABLET_MODE switch: auto (when /dev/uinput is writable and the kernel has no tablet-mode switch of its own), on, off."
+                    """
+                    Report tablet mode to libinput and the desktop through a uinput SW_TABLET_MODE switch: auto \
+                    (when /dev/uinput is writable and the kernel has no tablet-mode switch of its own), on, off.
+                    """
             ),
             DaemonSetting(
                 "hinge", "uinput", option: nil, valueName: "path",
@@ -521,7 +571,10 @@ extension DaemonSetting {
         ("clients", ""),
         (
             "dbus",
-            "net.hadess.SensorProxy on the system bus, for desktops that speak iio-sensor-proxy's interface (docs/dbus.md)."
+            """
+            net.hadess.SensorProxy on the system bus, for desktops that speak iio-sensor-proxy's interface \
+            (docs/dbus.md).
+            """
         ),
         (
             "hinge",

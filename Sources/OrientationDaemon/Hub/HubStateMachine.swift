@@ -145,7 +145,10 @@ struct HubStateMachine {
         let sensor =
             state.sensorName.map { "sensor \(state.sensor.rawValue) (\($0))" } ?? "sensor \(state.sensor.rawValue)"
         return
-            "\(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")"
+            """
+            \(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \
+            \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")
+            """
     }
 
     func subscribedTopics(of listener: ListenerID) -> [Topic] { listeners[listener]?.subscribedTopics ?? [] }

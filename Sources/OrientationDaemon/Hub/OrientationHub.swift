@@ -235,7 +235,10 @@ public final class OrientationHub: @unchecked Sendable {
         machine.paceChanged(restRate: restRate)
         if onMotionEvents {
             sensorLogger.debug(
-                "the device rests: read on the motion interrupt, and every \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s"
+                """
+                the device rests: read on the motion interrupt, and every \
+                \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s
+                """
             )
         } else {
             sensorLogger.debug(
@@ -250,7 +253,11 @@ public final class OrientationHub: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         func rounded(_ value: Double, _ places: Double) -> Double { (value * places).rounded() / places }
         sensorLogger.notice(
-            "sensor scale corrected: gravity at rest reads \(rounded(measurement.measuredGravity, 100)) m/s² (\(rounded(measurement.measuredGravity / 9.81, 100)) g); readings are multiplied by \(rounded(measurement.factor, 1e5))",
+            """
+            sensor scale corrected: gravity at rest reads \(rounded(measurement.measuredGravity, 100)) m/s² \
+            (\(rounded(measurement.measuredGravity / 9.81, 100)) g); readings are multiplied by \
+            \(rounded(measurement.factor, 1e5))
+            """,
             metadata: [
                 "sensor.device": "\(state.sensorName ?? "?")"
             ])

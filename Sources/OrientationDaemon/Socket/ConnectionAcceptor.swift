@@ -16,10 +16,10 @@ import Glibc
 ///
 /// Why not SwiftNIO's ServerBootstrap: a channel it accepts never shows its descriptor, and the
 /// direct writes need one (see ``SocketWriter``); measured against ServerBootstrap and
-/// `writeAndFlush`, they cost 2.3–2.7 times less CPU per subscriber at 1,000 (docs/benchmarks.md). The thread does nothing but accept: it waits in
-/// poll(2) on the listening socket and on an eventfd that ``stop()`` signals, so stopping does not
-/// touch the listening socket (with socket activation it is systemd's, and must keep working for
-/// the next start).
+/// `writeAndFlush`, they cost 2.3–2.7 times less CPU per subscriber at 1,000 (docs/benchmarks.md).
+/// The thread does nothing but accept: it waits in poll(2) on the listening socket and on an
+/// eventfd that ``stop()`` signals, so stopping does not touch the listening socket (with socket
+/// activation it is systemd's, and must keep working for the next start).
 final class ConnectionAcceptor: Sendable {
     private let listening: Int32
     private let ownsListeningSocket: Bool

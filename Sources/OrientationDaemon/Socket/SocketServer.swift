@@ -39,7 +39,10 @@ enum SocketServer {
         if !directory.isEmpty, stat(directory, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR {
             throw SocketSetupError(
                 description:
-                    "cannot listen on \(path): the directory \(directory) does not exist (create it, or choose another --socket)"
+                    """
+                    cannot listen on \(path): the directory \(directory) does not exist (create it, or choose \
+                    another --socket)
+                    """
             )
         }
         try removeStaleSocket(at: path, logger: frontEnd.logger)
@@ -52,7 +55,10 @@ enum SocketServer {
         guard var address = UnixSocketAddress.make(staging) else {
             throw SocketSetupError(
                 description:
-                    "cannot listen on \(path): the path is longer than a socket address holds (\(UnixSocketAddress.maximumPathLength) bytes)"
+                    """
+                    cannot listen on \(path): the path is longer than a socket address holds \
+                    (\(UnixSocketAddress.maximumPathLength) bytes)
+                    """
             )
         }
         if staging != path { unlink(staging) }  // left by a run of the same pid that was killed
@@ -75,7 +81,10 @@ enum SocketServer {
             if chmod(staging, mode_t(configuration.socketMode)) != 0 {
                 throw SocketSetupError(
                     description:
-                        "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))"
+                        """
+                        cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \
+                        \(String(cString: strerror(errno)))
+                        """
                 )
             }
             if let group = configuration.socketGroup {

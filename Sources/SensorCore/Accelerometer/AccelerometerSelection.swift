@@ -200,7 +200,10 @@ public enum AccelerometerSelection {
                 switch specification {
                 case .iioDevice, .iioName, .inputDevice: "no accelerometer matches \(specification)"
                 default:
-                    "no accelerometer in a keyboard base (not a convertible, or nothing names one base: ACCEL_LOCATION, label or location)"
+                    """
+                    no accelerometer in a keyboard base (not a convertible, or nothing names one base: \
+                    ACCEL_LOCATION, label or location)
+                    """
                 }
             return Result(chosen: nil, reason: reason, skipped: [])
         }
@@ -208,7 +211,10 @@ public enum AccelerometerSelection {
         return Result(
             chosen: chosen,
             reason:
-                "chose \(chosen.deviceID) (\(chosen.name)), location \(place.rawValue) from \(origin), as the base sensor",
+                """
+                chose \(chosen.deviceID) (\(chosen.name)), location \(place.rawValue) from \(origin), as the base \
+                sensor
+                """,
             skipped: matching.dropFirst().map { "\($0.deviceID) (\($0.name)): \(chosen.deviceID) ranks first" })
     }
 }

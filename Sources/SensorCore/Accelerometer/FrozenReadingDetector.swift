@@ -246,7 +246,8 @@ public struct FrozenReadingDetector: Sendable {
         let values = axes.map { "\(axisValue[$0] + 0)" }.joined(separator: ", ")  // -0.0 reads as 0.0
         let gravity = reference(for: rest)
         return "\(which) read \(values) since before a rest that read \(Self.format(gravity)) long; "
-            + "at rest now the reading is \(Self.format(rest.length)) long (\(Self.format(rest.length / gravity)) of it) for "
+            + "at rest now the reading is \(Self.format(rest.length)) long (\(Self.format(rest.length / gravity)) of "
+            + "it) for "
             + "\(configuration.axisEvidence) s: only a frozen axis explains it (a working one would have changed)"
     }
 

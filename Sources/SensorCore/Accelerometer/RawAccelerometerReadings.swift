@@ -49,7 +49,10 @@ public struct RawAccelerometerReadings: Sendable {
             zeroSince = since
             if time - since >= Self.zeroTolerance {
                 noGravity(
-                    "reads \(raw) for \(Self.zeroTolerance) s, longer than any fall: no gravity to read an orientation from",
+                    """
+                    reads \(raw) for \(Self.zeroTolerance) s, longer than any fall: no gravity to read an \
+                    orientation from
+                    """,
                     faults: &faults, emit: emit)
                 return
             }

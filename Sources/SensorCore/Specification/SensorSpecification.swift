@@ -23,7 +23,10 @@ public enum SensorSpecification: Sendable, Hashable, CustomStringConvertible {
 
     /// The grammar, for help texts.
     public static let grammar =
-        "auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | input:/dev/input/eventN | ip:HOST | replay:FILE[?speed=N] | stdin"
+        """
+        auto | iio:NAME | iio:deviceN | /dev/iio:deviceN | input:/dev/input/eventN | ip:HOST | \
+        replay:FILE[?speed=N] | stdin
+        """
 
     public init(parsing text: String) throws(SensorSpecificationError) {
         func fail(_ problem: String) -> SensorSpecificationError {

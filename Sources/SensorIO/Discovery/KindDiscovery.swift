@@ -105,7 +105,8 @@ public enum KindDiscovery {
             reading: "buffer in_\(channel) × scale in \(unit), trigger \(trigger ?? "none")")
         guard let trigger else {
             description.problems.append(
-                "\(device.sysname) (\(name)): in_\(channel) has no trigger (\(name)-dev\(deviceNumber(device.sysname)) or \(name)-trigger): "
+                "\(device.sysname) (\(name)): in_\(channel) has no trigger "
+                    + "(\(name)-dev\(deviceNumber(device.sysname)) or \(name)-trigger): "
                     + "the \(kind) is not served from it")
             return KindCandidate(description: description, plan: nil, syspath: device.syspath)
         }
@@ -185,7 +186,10 @@ public enum KindDiscovery {
             acquisition: .hwmonPoll,
             sysfsPath: device.syspath, unit: .vendor,
             reading:
-                "light \"(left,right)\": the brighter side in % of 255, every \(Int((applesmcInterval * 1000).rounded())) ms"
+                """
+                light \"(left,right)\": the brighter side in % of 255, every \
+                \(Int((applesmcInterval * 1000).rounded())) ms
+                """
         )
         return KindCandidate(
             description: description,
@@ -224,7 +228,8 @@ public enum KindDiscovery {
         }
         description.nearLevel = level
         description.reading =
-            "\(file) every \(Int(proximityInterval * 1000)) ms, near above \(SamplingFrequencyChoice.text(level)) (\(origin)), "
+            "\(file) every \(Int(proximityInterval * 1000)) ms, near above \(SamplingFrequencyChoice.text(level)) "
+            + "(\(origin)), "
             + "far below \(SamplingFrequencyChoice.text(level * (1 - ProximityHysteresis.defaultMargin)))"
         return KindCandidate(
             description: description,

@@ -70,7 +70,10 @@ struct DetectionStageTests {
     }
 
     @Test(
-        "a sensor with a motion interrupt rests on it: no reads but a check every 5 s, no silence, a turn after it decided as ever; a failed interrupt rests on polling"
+        """
+        a sensor with a motion interrupt rests on it: no reads but a check every 5 s, no silence, a turn after it \
+        decided as ever; a failed interrupt rests on polling
+        """
     )
     func motionInterrupt() throws {
         let readPace = ReadPace()
@@ -110,7 +113,10 @@ struct DetectionStageTests {
     }
 
     @Test(
-        "held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace turns fast at once; released, it rests again"
+        """
+        held fast (a convertible's hinge wants every reading), a resting device is read at the rate; a slow pace \
+        turns fast at once; released, it rests again
+        """
     )
     func holdFast() {
         let readPace = ReadPace()

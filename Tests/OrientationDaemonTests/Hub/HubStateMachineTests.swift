@@ -143,7 +143,10 @@ struct HubStateMachineTests {
     }
 
     @Test(
-        "a convertible's base sensor samples for hinge and mode claims, and for any claim while the mode decides rotation"
+        """
+        a convertible's base sensor samples for hinge and mode claims, and for any claim while the mode decides \
+        rotation
+        """
     )
     func baseSensorSampling() throws {
         var configuration = DaemonConfiguration()
@@ -297,7 +300,10 @@ struct HubStateMachineTests {
     }
 
     @Test(
-        "a lost sensor makes the orientation unknown; faults fail it until every one recovers, each in the state with since when"
+        """
+        a lost sensor makes the orientation unknown; faults fail it until every one recovers, each in the state \
+        with since when
+        """
     )
     func sensorStatus() throws {
         var hub = Self.machine()
