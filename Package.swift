@@ -114,6 +114,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OrientationCoreTests", dependencies: ["OrientationCore"]),
+        .testTarget(name: "SensorIOTests", dependencies: ["SensorIO", "SensorCore", "OrientationCore"]),
         .testTarget(name: "SensorCoreTests", dependencies: ["SensorCore", "OrientationCore", "SensorSimulation"]),
         .testTarget(name: "DesktopIntegrationTests", dependencies: ["DesktopIntegration", "OrientationCore"]),
         .testTarget(
