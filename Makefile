@@ -41,7 +41,7 @@ help:
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make deb     self-contained release build (Swift runtime linked in) -> dist/orientd_VERSION_ARCH.deb, checked by lintian"
-	@echo "make deb ARCH=arm64   the same for Debian 13 arm64, cross-compiled here (scripts/cross-deb; the first run sets up its roots)"
+	@echo "make deb ARCH=arm64   the same for Debian 13 arm64, cross-compiled here (scripts/cross/cross-deb; the first run sets up its roots)"
 	@echo "make test-arm64       installs the arm64 package in a Debian 13 arm64 root under qemu, runs it there, compares it with amd64's"
 	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
 	@echo "make package-trixie-test   installs the package in a Debian 13 root with apt and runs the same checks there"
@@ -70,7 +70,7 @@ release: deps
 check:
 	@scripts/ensure-deps --build
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
-	scripts/check-line-length
+	scripts/test/check-line-length
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
@@ -80,10 +80,10 @@ format:
 
 test: test-deps check
 	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
-	scripts/test-hinge-corpus
-	scripts/run-integration-tests
-	scripts/test-private-checkout
-	scripts/test-build-deps
+	scripts/test/test-hinge-corpus
+	scripts/test/run-integration-tests
+	scripts/test/test-private-checkout
+	scripts/test/test-build-deps
 	$(MAKE) fuzz
 	$(MAKE) package-test package-trixie-test
 
@@ -98,7 +98,7 @@ test: test-deps check
 # the Swift suite under LeakSanitizer and by the load test's RSS bound, which in turn does not apply
 # to a sanitized daemon (ORIENTD_SANITIZER tells the test so).
 SANITIZED_DAEMON_STEP = rm -rf .build/soak/$(1)-daemon && mkdir -p .build/soak/$(1)-daemon && \
-	{ $(2) ORIENTD_SANITIZER=$(1) ORIENTD=.build/$(1)/debug/orientd scripts/run-integration-tests > .build/soak/daemon-$(1).log 2>&1 \
+	{ $(2) ORIENTD_SANITIZER=$(1) ORIENTD=.build/$(1)/debug/orientd scripts/test/run-integration-tests > .build/soak/daemon-$(1).log 2>&1 \
 	  || { tail -40 .build/soak/daemon-$(1).log; exit 1; }; } && \
 	echo "sanitizer-reports: $$(ls .build/soak/$(1)-daemon | wc -l)" >> .build/soak/daemon-$(1).log && \
 	{ test -z "$$(ls .build/soak/$(1)-daemon)" || { cat .build/soak/$(1)-daemon/*; exit 1; }; }
@@ -115,10 +115,10 @@ soak: test-deps
 	$(call SANITIZED_DAEMON_STEP,tsan,TSAN_OPTIONS=log_path=$(CURDIR)/.build/soak/tsan-daemon/report)
 	bash -o pipefail -c '$(MAKE) fuzz FUZZ_SECONDS=300 2>&1 | tee .build/soak/fuzz.log'
 	$(SWIFT) build
-	ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/run-integration-tests -k test_reliability \
+	ORIENTD_ABUSE_MESSAGES=1000000 ORIENTD_HOTPLUG_CYCLES=1000 scripts/test/run-integration-tests -k test_reliability \
 		> .build/soak/reliability.log 2>&1 || { cat .build/soak/reliability.log; exit 1; }
 	grep "reliability: " .build/soak/reliability.log
-	scripts/reliability-report --command "make soak" .build/soak/asan.log .build/soak/tsan.log .build/soak/daemon-asan.log \
+	scripts/test/reliability-report --command "make soak" .build/soak/asan.log .build/soak/tsan.log .build/soak/daemon-asan.log \
 		.build/soak/daemon-tsan.log .build/soak/fuzz.log .build/soak/reliability.log
 
 # The request decoder under libFuzzer and AddressSanitizer for FUZZ_SECONDS, starting from the seed
@@ -136,14 +136,14 @@ fuzz: deps
 
 integration-test: test-deps
 	$(SWIFT) build
-	scripts/run-integration-tests --repeat $(REPEAT)
+	scripts/test/run-integration-tests --repeat $(REPEAT)
 
 # iio-sensor-proxy 3.9's own integration suite against orientd (docs/testing.md). Not in make test: the
 # suite comes from Debian sid, fetched once into /var/cache/orientd-incumbent-suite, outside the repository.
 incumbent-suite:
 	@scripts/ensure-deps --build
 	$(SWIFT) build --product orientd
-	scripts/run-incumbent-suite --repeat $(REPEAT)
+	scripts/test/run-incumbent-suite --repeat $(REPEAT)
 
 demo: release
 	@echo "orientd demo: the daemon runs on the mock sensor replaying $(DEMO_TRACE) at $(DEMO_SPEED)x real time"
@@ -189,7 +189,7 @@ package-files: release-static
 
 else
 # PREBUILT=DIR: package binaries (DIR/orientd, DIR/orientctl) and generated files (DIR/package)
-# made elsewhere, as scripts/cross-deb makes them for another architecture.
+# made elsewhere, as scripts/cross/cross-deb makes them for another architecture.
 release-static:
 	mkdir -p $(STATIC_BUILD)/release && cp $(PREBUILT)/orientd $(PREBUILT)/orientctl $(STATIC_BUILD)/release/
 
@@ -202,7 +202,7 @@ endif
 PACKAGE_BIN ?= $(STATIC_BUILD)/release
 generated-files:
 	rm -rf $(PACKAGE_OUT) && mkdir -p $(PACKAGE_OUT)/man $(PACKAGE_OUT)/completions
-	scripts/generate-manual $(PACKAGE_BIN) $(PACKAGE_OUT)/man
+	scripts/package/generate-manual $(PACKAGE_BIN) $(PACKAGE_OUT)/man
 	$(PACKAGE_BIN)/orientd check-config --manual-page > $(PACKAGE_OUT)/man/orientd.toml.5
 	sed -i '/^$$/d' $(PACKAGE_OUT)/man/*  # groff warns of empty input lines; mdoc paragraphs are .Pp
 	for tool in orientd orientctl; do \
@@ -232,10 +232,10 @@ install-package-files:
 
 # dist/orientd_VERSION_ARCH.deb with Debian's own tooling (debian/), then lintian on it. Errors fail;
 # the warnings kept are explained in docs/install.md.
-# ARCH=arm64 on amd64: cross-compiled and packaged in a Debian 13 arm64 root (scripts/cross-deb).
+# ARCH=arm64 on amd64: cross-compiled and packaged in a Debian 13 arm64 root (scripts/cross/cross-deb).
 deb:
 ifneq ($(ARCH),$(HOST_ARCH))
-	scripts/cross-deb $(ARCH)
+	scripts/cross/cross-deb $(ARCH)
 else
 	scripts/ensure-deps --package
 	dpkg-buildpackage -b -us -uc
@@ -247,19 +247,19 @@ endif
 # The arm64 package installed and run in a Debian 13 arm64 root under qemu-user, and compared with
 # the amd64 package (about two minutes once the root exists; not part of make test).
 test-arm64:
-	scripts/test-debian13 arm64
+	scripts/package/test-debian13 arm64
 
 package-test: deb
-	scripts/test-package dist/orientd_$(VERSION)_$(ARCH).deb
+	scripts/package/test-package dist/orientd_$(VERSION)_$(ARCH).deb
 
 # This machine's package installed and run on Debian 13 too, in a trixie root (part of make test).
 package-trixie-test: deb
-	scripts/test-debian13 $(ARCH)
+	scripts/package/test-debian13 $(ARCH)
 
 # Installs the package on THIS machine with apt, checks what the maintainer scripts did, then removes
 # and purges it: for a throwaway machine only (not part of make test, which must be safe anywhere).
 package-install-test: deb
-	scripts/test-package-install dist/orientd_$(VERSION)_$(ARCH).deb
+	scripts/package/test-package-install dist/orientd_$(VERSION)_$(ARCH).deb
 
 install: release install-files
 	@echo "installed; enable with: systemd-sysusers; systemd-tmpfiles --create; udevadm control --reload; systemctl daemon-reload; systemctl enable --now orientd.socket"

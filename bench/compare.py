@@ -431,7 +431,7 @@ def convertibles_section():
     one, two = costs["display only"], costs["display and base"]
     lines = ["<!-- convertible-benchmark:begin -->", "",
              f"Measured {time.strftime('%Y-%m-%d')} on {machine()}, orientd release build.", "",
-             "Hinge angle and mode on the public convertible corpus (`scripts/test-hinge-corpus`: `orientd replay` on each trace, "
+             "Hinge angle and mode on the public convertible corpus (`scripts/test/test-hinge-corpus`: `orientd replay` on each trace, "
              "then `Tests/Fixtures/corpus-hinge/score_hinge.py --check`; latency and angle columns are median/p95):", "",
              "```", table, "```", "",
              f"Targets {'met' if code == 0 else 'MISSED'}: 0 missed and 0 false mode changes, latency p95 ≤ 0.75 s, mode error ≤ 1 %, "

@@ -45,7 +45,7 @@ def assert_in_words(lines, who="orientd"):
 def changes_user(test):
     """Marks a test, or a class of tests, that runs something as another user. Such a test runs
     what it runs from reachable_by_everyone(), since the checkout may be closed to that user (mode
-    0700, as `mktemp -d`, /root and many home directories are); scripts/test-private-checkout runs
+    0700, as `mktemp -d`, /root and many home directories are); scripts/test/test-private-checkout runs
     every marked test from such a checkout."""
     test.changes_user = True
     return test
@@ -54,7 +54,7 @@ def changes_user(test):
 def as_another_user(test, uid=NOBODY, gid=None, groups=None):
     """The command prefix that runs a program as `uid` (group `gid`, supplementary `groups` or
     none), for a test marked with @changes_user: an unmarked test fails here, so that no test
-    changes user without scripts/test-private-checkout running it."""
+    changes user without scripts/test/test-private-checkout running it."""
     method = getattr(type(test), test._testMethodName)
     if not (getattr(type(test), "changes_user", False) or getattr(method, "changes_user", False)):
         raise AssertionError(f"{test.id()} runs something as another user: mark it @changes_user")

@@ -1,4 +1,4 @@
-# Sourced by scripts/cross-build and scripts/debian-root (not run): the Debian archive this machine
+# Sourced by scripts/cross/cross-build and scripts/cross/debian-root (not run): the Debian archive this machine
 # uses, and apt on another release and architecture with lists and downloads of its own under
 # $cache, nothing of this machine's apt state touched. The archive may be a snapshot whose Release
 # files have expired: their dates are not checked.
