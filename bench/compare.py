@@ -165,7 +165,7 @@ def thread_role(name):
     """What a thread of orientd does, from the name it was given (or the runtime's default)."""
     if name.startswith("orientd-poll"):
         return "sensor poll thread (sysfs reads, detector)"
-    if name.startswith("NIO-ELT"):
+    if name.startswith("NIO-"):
         return "event loop (resolver, clients, silence checks)"
     if "qos" in name:
         return "libdispatch/Swift pool (udev monitor, signals)"

@@ -72,14 +72,15 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
     }
 
     public func run() async throws {
-        // One loop for the hub and every connection: ordering without locks.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
+        // One loop for the hub and every connection: ordering without locks. It is SwiftNIO's
+        // singleton group's (one thread, `Orientd.main`), which also runs Swift Concurrency's jobs:
+        // one event-loop group in the process, one thread asleep at rest. It outlives the service,
+        // so the list below stops what runs on it, not the loop.
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
         // One list of what runs, in start order, stopped in reverse on every way out: a part that
-        // fails to start, an error, a normal stop. The loop goes last; the sources (watching udev
-        // since they were made) before it, after the last event they pass on is handled.
+        // fails to start, an error, a normal stop. The sources (watching udev since they were made)
+        // stop last, after the last event they pass on is handled.
         var running = RunningParts(logger: logger)
-        running.started("event loop") { try? await group.shutdownGracefully() }
         let source = self.source, baseSource = self.baseSource, hingeAngleSensor = self.hingeAngleSensor,
             kindSources = self.kindSources
         running.started("sensors") {
