@@ -120,7 +120,7 @@ struct HingeDetectorTests {
             detector.processMeasured(time: 1.35, degrees: nil) == [.angle(nil)], "unreliable: unknown, the mode holds")
         #expect(
             detector.mode == .tablet
-                && detector.unobservable(at: 1.35) == "the hinge sensor reports its angle unreliable")
+                && detector.unobservable(at: 1.35) == .reportedUnreliable)
         // Silent past stale-after: the accelerometers decide, continuing from its last angle.
         for (step, degrees) in [356.0, 300, 220, 150, 110].enumerated() {
             _ = Self.hold(&detector, degrees, from: 2 + Double(step))

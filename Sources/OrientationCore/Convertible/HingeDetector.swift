@@ -155,21 +155,41 @@ public struct HingeDetector: Sendable {
         return events
     }
 
-    /// Why the angle is unknown now, if it is (for the log).
-    public func unobservable(at time: Double) -> String? {
-        if let measured, time - measured.time <= configuration.staleAfter {
-            return measured.degrees == nil ? "the hinge sensor reports its angle unreliable" : nil
+    /// Why the angle cannot be known.
+    public enum Unobservable: Sendable, Hashable, CustomStringConvertible {
+        case reportedUnreliable, noDisplayReading, noBaseReading, baseSilent, displaySilent, nearVertical, notSteadyYet
+
+        /// A sensor fell silent: news once per episode (a hinge held upright is not).
+        public var isSilence: Bool { self == .baseSilent || self == .displaySilent }
+
+        public var description: String {
+            switch self {
+            case .reportedUnreliable: "the hinge sensor reports its angle unreliable"
+            case .noDisplayReading: "no display reading"
+            case .noBaseReading: "no base reading"
+            case .baseSilent: "the base sensor is silent"
+            case .displaySilent: "the display sensor is silent"
+            case .nearVertical: "the hinge is near vertical"
+            case .notSteadyYet: "no steady reading yet"
+            }
         }
-        guard let display else { return "no display reading" }
-        guard let base else { return "no base reading" }
-        if time - base.time > configuration.staleAfter { return "the base sensor is silent" }
-        if time - display.time > configuration.staleAfter { return "the display sensor is silent" }
+    }
+
+    /// Why the angle is unknown now, if it is (for the log).
+    public func unobservable(at time: Double) -> Unobservable? {
+        if let measured, time - measured.time <= configuration.staleAfter {
+            return measured.degrees == nil ? .reportedUnreliable : nil
+        }
+        guard let display else { return .noDisplayReading }
+        guard let base else { return .noBaseReading }
+        if time - base.time > configuration.staleAfter { return .baseSilent }
+        if time - display.time > configuration.staleAfter { return .displaySilent }
         if abs(display.vector.x) > configuration.hingeVerticalLimit
             || abs(base.vector.x) > configuration.hingeVerticalLimit
         {
-            return "the hinge is near vertical"
+            return .nearVertical
         }
-        return continuous == nil ? "no steady reading yet" : nil
+        return continuous == nil ? .notSteadyYet : nil
     }
 
     private func isSteady(_ reading: Vector3) -> Bool {

@@ -10,10 +10,17 @@ final class HingeStage: Sendable {
     /// What one input decided: the detector's events, and when the angle became unknown, why.
     struct Outcome: Equatable {
         var events: [HingeEvent] = []
-        /// Set when the angle became unknown ("the base sensor is silent", …), for the log.
-        var angleLostBecause: String?
+        /// Set when the angle became unknown, for the log.
+        var angleLost: AngleLoss?
 
         var isNews: Bool { !events.isEmpty }
+    }
+
+    /// Why the angle became unknown, and whether that is news for the log (a sensor silent or gone,
+    /// once per episode) or routine (a hinge held upright, a sensor stopped with its claims).
+    struct AngleLoss: Equatable {
+        var reason: String
+        var isNews: Bool
     }
 
     private struct State {
@@ -42,7 +49,7 @@ final class HingeStage: Sendable {
             case .unavailable, .ended:
                 return Outcome(
                     events: state.detector.forget(role.location),
-                    angleLostBecause: "the \(role.rawValue) sensor is gone")
+                    angleLost: AngleLoss(reason: "the \(role.rawValue) sensor is gone", isNews: true))
             case .fault, .recovered:
                 return Outcome()
             }
@@ -58,7 +65,8 @@ final class HingeStage: Sendable {
                     state.detector.processMeasured(time: time, degrees: degrees), state.detector, at: time)
             case .lost(let reason):
                 return Outcome(
-                    events: state.detector.forgetMeasured(), angleLostBecause: "the hinge sensor failed (\(reason))")
+                    events: state.detector.forgetMeasured(),
+                    angleLost: AngleLoss(reason: "the hinge sensor failed (\(reason))", isNews: false))
             }
         }
     }
@@ -66,7 +74,9 @@ final class HingeStage: Sendable {
     /// The hinge-angle sensor stopped sampling: the accelerometers decide until it reads again.
     func forgetMeasured() -> Outcome {
         state.withLockedValue {
-            Outcome(events: $0.detector.forgetMeasured(), angleLostBecause: "the hinge sensor stopped sampling")
+            Outcome(
+                events: $0.detector.forgetMeasured(),
+                angleLost: AngleLoss(reason: "the hinge sensor stopped sampling", isNews: false))
         }
     }
 
@@ -75,7 +85,7 @@ final class HingeStage: Sendable {
         state.withLockedValue {
             Outcome(
                 events: $0.detector.forget(role.location),
-                angleLostBecause: "the \(role.rawValue) sensor stopped sampling")
+                angleLost: AngleLoss(reason: "the \(role.rawValue) sensor stopped sampling", isNews: false))
         }
     }
 
@@ -99,7 +109,10 @@ final class HingeStage: Sendable {
     }
 
     private static func outcome(_ events: [HingeEvent], _ detector: HingeDetector, at time: Double) -> Outcome {
-        Outcome(events: events, angleLostBecause: events.contains(.angle(nil)) ? detector.unobservable(at: time) : nil)
+        Outcome(
+            events: events,
+            angleLost: events.contains(.angle(nil))
+                ? detector.unobservable(at: time).map { AngleLoss(reason: $0.description, isNews: $0.isSilence) } : nil)
     }
 }
 

@@ -336,14 +336,13 @@ public final class OrientationHub: @unchecked Sendable {
         for event in outcome.events {
             switch event {
             case .angle(let angle):
-                if angle == nil, let reason = outcome.angleLostBecause {
-                    // A sensor's silence or loss is news once per episode; a hinge held upright is not.
-                    if reason.contains("silent") || reason.contains("gone") {
+                if angle == nil, let loss = outcome.angleLost {
+                    if loss.isNews {
                         sensorLogger.warning(
-                            "hinge angle unknown: \(reason); the mode holds",
+                            "hinge angle unknown: \(loss.reason); the mode holds",
                             metadata: ["mode": "\(state.mode?.rawValue ?? "unknown")"])
                     } else {
-                        sensorLogger.debug("hinge angle unknown: \(reason)")
+                        sensorLogger.debug("hinge angle unknown: \(loss.reason)")
                     }
                 } else if angle != nil, state.hinge == nil {
                     sensorLogger.debug("hinge angle known again")
