@@ -36,6 +36,10 @@ public struct DaemonState: Sendable, Hashable {
     public var rate: Double?
     /// The accelerometer's faults that hold now, oldest first (empty unless `sensor` is `failed`).
     public var faults: [SensorFaultState] = []
+    /// How far the screen leans from upright (the detector's classification, which
+    /// net.hadess.SensorProxy serves as AccelerometerTilt); nil until a reading classifies it, and
+    /// from a server older than the field.
+    public var tilt: ScreenTilt?
 
     public init(
         device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown,
@@ -67,6 +71,7 @@ public struct DaemonState: Sendable, Hashable {
             ("mode", mode.map { JSONValue.string($0.rawValue) } ?? .null),
             ("rate", rate.map(JSONValue.number) ?? .null),
             ("faults", .array(faults.map(\.json))),
+            ("tilt", tilt.map { JSONValue.string($0.rawValue) } ?? .null),
         ]
         let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map {
             ($0.stateKey, $0.json(kinds[$0]))
@@ -89,6 +94,7 @@ public struct DaemonState: Sendable, Hashable {
             faults = []
             for element in try list.array() { faults.append(try SensorFaultState(json: element)) }
         }
+        tilt = try reader.optional("tilt")?.enumeration(ScreenTilt.self)
         for kind in SensorKind.allCases {
             if let member = try reader.optional(kind.stateKey) { kinds[kind] = try kind.state(json: member) }
         }

@@ -78,10 +78,16 @@ struct ProtocolTests {
                 axis…","since":"2026-11-26T08:01:02Z"}
                 """#
             ))
-        // A server older than the field sends none: no faults, not an error.
+        state.tilt = .tiltedUp
+        #expect(try DaemonState(json: JSONReader(state.json)) == state)
+        #expect(state.json.serialized.contains(#""tilt":"tiltedUp""#))
+        // A server older than the fields sends none: no faults and no tilt, not an error.
         var older = state.json
-        if case .object(let members) = older { older = .object(members.filter { $0.key != "faults" }) }
+        if case .object(let members) = older {
+            older = .object(members.filter { $0.key != "faults" && $0.key != "tilt" })
+        }
         #expect(try DaemonState(json: JSONReader(older)).faults.isEmpty)
+        #expect(try DaemonState(json: JSONReader(older)).tilt == nil)
         // A malformed one names the field.
         if case .object(let members) = older {
             let bad = JSONValue.object(members + [("faults", .array([.object([("kind", .number(1))])]))])

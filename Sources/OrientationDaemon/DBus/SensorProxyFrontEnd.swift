@@ -24,8 +24,6 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private let checksPolkit: Bool
     let logger = Logger(label: "orientd.dbus")
     private(set) var values = SensorProxyValues()
-    /// The screen tilt the detection stage last classified.
-    private var tilt: AccelerometerTilt?
     /// Subscribed to `sensor` only: HasAccelerometer without a claim.
     private var observer: ListenerID?
     /// A claimant: its listener and what it claims (claims are not nested per name, as in iio-sensor-proxy).
@@ -229,27 +227,17 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
 
     // MARK: - From the hub
 
-    /// An event of the hub for some of this front end's listeners: the properties follow the
-    /// daemon's state, and every claimant hears what changed.
-    func deliver(_ event: Event, to listeners: [ListenerID]) {
-        update(to: event.state)
-    }
-
-    /// Presence of a light, proximity or compass sensor changed (no claim-free topic carries it).
-    func refresh() {
+    /// The one door for values: the hub calls this after every change it performed (events, a
+    /// sensor's presence, the tilt), so a sample that changes the orientation and the tilt makes one
+    /// PropertiesChanged per claimant, not one per kind of change.
+    func follow(_ state: DaemonState) {
         hub.eventLoop.preconditionInEventLoop()
-        update(to: hub.state)
-    }
-
-    /// The detection stage classified a new screen tilt.
-    func tiltChanged(_ tilt: ScreenTilt) {
-        hub.eventLoop.preconditionInEventLoop()
-        self.tilt = AccelerometerTilt(tilt)
-        update(to: hub.state)
+        update(to: state)
     }
 
     private func update(to state: DaemonState) {
-        let next = values.following(state, tilt: tilt, laptopKeepsNormal: hub.configuration.laptopKeepsNormal)
+        let next = values.following(
+            state, tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal)
         let changes = next.changes(from: values)
         if !changes.isEmpty {
             values = next

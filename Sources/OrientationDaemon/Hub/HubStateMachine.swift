@@ -337,6 +337,12 @@ struct HubStateMachine {
         return takeOutput()
     }
 
+    /// The detector classified the screen's tilt anew: the state's `tilt` follows, without an event
+    /// of its own (the bus serves it as AccelerometerTilt; socket clients read it in the state).
+    mutating func tiltDetected(_ tilt: ScreenTilt) {
+        state.tilt = tilt
+    }
+
     /// The pace the sensor is read at changed (``SamplingPace``): the state's `rate` follows, without
     /// an event (clients read it with `get`).
     mutating func paceChanged(restRate: Double?) {

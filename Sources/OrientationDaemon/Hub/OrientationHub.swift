@@ -114,8 +114,8 @@ public final class OrientationHub: @unchecked Sendable {
     // MARK: - Sensor events
 
     /// Handles an event the detection stage has already observed (on the sensor's thread), with the
-    /// device-orientation change that produced.
-    func handle(_ event: SensorEvent, detected change: OrientationChange?) {
+    /// device-orientation change and the screen tilt that produced.
+    func handle(_ event: SensorEvent, detected change: OrientationChange?, tilt: ScreenTilt? = nil) {
         eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
         switch event {
@@ -159,7 +159,9 @@ public final class OrientationHub: @unchecked Sendable {
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             perform(machine.sensorLost(at: now))
         case .sample:
-            if let change { perform(machine.deviceDetected(change.to, at: now)) }
+            // The tilt first, so that the front ends follow both changes of one sample at once.
+            if let tilt { machine.tiltDetected(tilt) }
+            perform(change.map { machine.deviceDetected($0.to, at: now) } ?? [])
         case .fault(let fault):
             if faultLog.logFault(fault.kind, at: now) {
                 sensorLogger.warning(
@@ -221,8 +223,6 @@ public final class OrientationHub: @unchecked Sendable {
                     "\(kind) recovered", metadata: ["sensor.device": "\(device)", "fault": "\(faultKind.rawValue)"])
             }
         }
-        // The bus's Has* properties follow presence, which no claim-free topic carries.
-        sensorProxy?.refresh()
     }
 
     /// The detection stage changed the pace the sensor is read at (``SamplingPace``).
@@ -437,6 +437,7 @@ public final class OrientationHub: @unchecked Sendable {
     // MARK: - Actions
 
     private func perform(_ actions: [HubAction]) {
+        defer { sensorProxy?.follow(state) }  // the bus's one door: after what changed, once
         for action in actions {
             switch action {
             case .startSampling(.display):
@@ -494,14 +495,10 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
-    /// Each front end gets the event for its own listeners.
+    /// The socket's listeners get each event; the bus's follow the state once the actions are
+    /// performed (``SensorProxyFrontEnd/follow(_:)``).
     private func deliver(_ event: Event, to listeners: [ListenerID]) {
-        guard let sensorProxy, listeners.contains(where: { $0.frontEnd == .sensorProxy }) else {
-            socket.deliver(event, to: listeners)
-            return
-        }
         socket.deliver(event, to: listeners.filter { $0.frontEnd == .socket })
-        sensorProxy.deliver(event, to: listeners.filter { $0.frontEnd == .sensorProxy })
     }
 
     private func reportStatus() {

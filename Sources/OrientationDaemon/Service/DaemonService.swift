@@ -117,10 +117,9 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, @
             if let deadline = detected.silenceDeadline { hub.silenceDeadlineMoved(to: deadline) }
             if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
-                hub.handle(event, detected: detected.change)
+                hub.handle(event, detected: detected.change, tilt: detected.tilt)
                 if let gravity = detected.gravity { hub.gravityScaleLearned(gravity) }
                 if hinged.isNews { hub.hingeChanged(hinged) }
-                if let tilt = detected.tilt { hub.sensorProxy?.tiltChanged(tilt) }
                 if let pace = detected.pace { hub.paceChanged(pace) }
                 firstEventSeen.yield()
                 firstEventSeen.finish()
