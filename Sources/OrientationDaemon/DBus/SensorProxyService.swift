@@ -5,7 +5,7 @@ import NIOCore
 /// net.hadess.SensorProxy's life: the bus connection and the front end, started, stopped and
 /// started again as `[dbus] mode` and `[dbus] polkit` say (at start and on SIGHUP), with the
 /// outcome reported to the hub for `get`'s `dbus` field.
-final class SensorProxyService: @unchecked Sendable {
+final class SensorProxyService: Sendable {
     private let hub: OrientationHub
     private let logger = Logger(label: "orientd.dbus")
     /// What runs now, and the settings it was started with (reloads are serialised by the caller).

@@ -13,7 +13,7 @@ import Glibc
 
 /// The daemon as one service: it binds the socket, feeds sensor events to the hub, and on graceful
 /// shutdown says goodbye to every client, removes the socket and releases the sensor.
-public final class OrientationDaemonService: Service, CustomStringConvertible, @unchecked Sendable {
+public final class OrientationDaemonService: Service, CustomStringConvertible, Sendable {
     /// ServiceLifecycle names services in its debug log by their description.
     public var description: String { "orientation daemon" }
 

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import NIOCore
 
 #if canImport(Glibc)
@@ -142,27 +143,13 @@ public struct JournalLogHandler: LogHandler {
     }
 }
 
-/// The process-wide log level, changeable at runtime (SIGHUP reload).
+/// The process-wide log level, changeable at runtime (SIGHUP reload). Read by every log call, on
+/// any thread; a `Mutex` (Synchronization), whose storage Swift keeps in place, where a
+/// `pthread_mutex_t` passed as `&lock` has an address Swift does not promise.
 public enum LogLevelSetting {
-    private static let storage = LockedLevel()
+    private static let level = Mutex(Logger.Level.info)
     public static var current: Logger.Level {
-        get { storage.get() }
-        set { storage.set(newValue) }
-    }
-
-    private final class LockedLevel: @unchecked Sendable {
-        private var level = Logger.Level.info
-        private var lock = pthread_mutex_t()
-        init() { pthread_mutex_init(&lock, nil) }
-        func get() -> Logger.Level {
-            pthread_mutex_lock(&lock)
-            defer { pthread_mutex_unlock(&lock) }
-            return level
-        }
-        func set(_ value: Logger.Level) {
-            pthread_mutex_lock(&lock)
-            level = value
-            pthread_mutex_unlock(&lock)
-        }
+        get { level.withLock { $0 } }
+        set { level.withLock { $0 = newValue } }
     }
 }

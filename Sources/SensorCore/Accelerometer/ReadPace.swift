@@ -8,7 +8,7 @@ import NIOConcurrencyHelpers
 /// in progress, so motion seen at rest brings the next reading at the fast rate, not after the slow
 /// interval. One per source, kept across acquisitions, so a reopened sensor starts at the pace in
 /// force.
-public final class ReadPace: @unchecked Sendable {
+public final class ReadPace: Sendable {
     /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
     private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool)>(
         (nil, nil, false))

@@ -61,7 +61,7 @@ public final class WorkerThread: @unchecked Sendable {
 
 /// An eventfd that lets one thread interrupt another's wait: the waiter sleeps in `poll()` on the
 /// eventfd (and optionally one more descriptor) instead of sleeping blindly.
-public final class Wakeup: @unchecked Sendable {
+public final class Wakeup: Sendable {
     public let fileDescriptor: Int32
 
     public init() {

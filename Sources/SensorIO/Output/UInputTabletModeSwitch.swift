@@ -11,7 +11,7 @@ import Musl
 /// through it GNOME, KDE and wlroots compositors) treats it as a firmware's tablet-mode switch
 /// (on-screen keyboard, keyboard and touchpad ignored in tablet mode). Owns its descriptor; the
 /// device disappears when this goes.
-public final class UInputTabletModeSwitch: InputEventWriter, @unchecked Sendable {
+public final class UInputTabletModeSwitch: InputEventWriter, Sendable {
     /// The name the device carries (`/proc/bus/input/devices`, `libinput list-devices`); also how
     /// orientd tells its own switch from the kernel's.
     public static let deviceName = "orientd tablet-mode switch"
