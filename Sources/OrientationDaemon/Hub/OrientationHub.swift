@@ -362,17 +362,12 @@ public final class OrientationHub: @unchecked Sendable {
     }
 
     /// Sets the silence alarm at the detector's deadline (the last sample plus its timeout, or a
-    /// timeout from now before the first): the sensor's thread moves it on with every sample
-    /// (``silenceDeadlineMoved(to:)``), so it goes off only when the sensor really falls silent and
-    /// a device at rest is woken by nothing but its reads.
+    /// timeout from now before the first): the sensor's thread moves it on with every sample (it
+    /// sets the timerfd itself), so it goes off only when the sensor really falls silent and a
+    /// device at rest is woken by nothing but its reads.
     private func armSilenceAlarm() {
         guard machine.isSampling else { return silenceAlarm.cancel() }
         silenceAlarm.set(at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.silenceTimeout)
-    }
-
-    /// A display sample moved the detector's deadline (on the sensor's thread).
-    func silenceDeadlineMoved(to deadline: Double) {
-        silenceAlarm.set(at: deadline)
     }
 
     /// The silence alarm went off: the orientation may become unknown; the alarm waits again.

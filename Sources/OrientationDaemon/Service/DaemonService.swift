@@ -109,12 +109,15 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
         // the socket opens, so the first hello is already true (and readiness means something).
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
         let detection = hub.detection
+        // Moved from the sensor's thread with every sample that moves the detector's deadline: the
+        // alarm is a timerfd any thread may set without waking anyone, not a hub method.
+        let silenceAlarm = hub.silenceAlarm!
         let hinge = hub.hinge
         source.deliver { event in
             // On the sensor's thread: decide here, and wake the loop only when there is news.
             let detected = detection.observe(event)
             let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()
-            if let deadline = detected.silenceDeadline { hub.silenceDeadlineMoved(to: deadline) }
+            if let deadline = detected.silenceDeadline { silenceAlarm.set(at: deadline) }
             if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
                 hub.handle(event, detected: detected.change, tilt: detected.tilt)
