@@ -333,6 +333,14 @@ public final class OrientationHub: @unchecked Sendable {
     /// Publishes what the hinge stage decided.
     func hingeChanged(_ outcome: HingeStage.Outcome, at now: Double = MonotonicClock.now()) {
         eventLoop.preconditionInEventLoop()
+        perform(hingeActions(outcome, at: now))
+    }
+
+    /// What the hinge stage's decisions change: the machine decides (and logs), the actions are
+    /// returned, so that ``perform(_:)`` takes those of a sensor it stopped into its own list
+    /// instead of calling itself.
+    private func hingeActions(_ outcome: HingeStage.Outcome, at now: Double) -> [HubAction] {
+        var actions: [HubAction] = []
         for event in outcome.events {
             switch event {
             case .angle(let angle):
@@ -349,16 +357,17 @@ public final class OrientationHub: @unchecked Sendable {
                 }
                 // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
                 let wasKnown = state.hinge != nil
-                perform(machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now))
+                actions += machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now)
                 if !wasKnown, state.hinge != nil { armHingeCheck() }
             case .mode(let mode):
                 sensorLogger.info(
                     "mode \(mode.rawValue)",
                     metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
-                perform(machine.modeDetected(mode, at: now))
+                actions += machine.modeDetected(mode, at: now)
                 tabletModeReporter?.modeChanged(mode)
             }
         }
+        return actions
     }
 
     /// Sets the silence alarm at the detector's deadline (the last sample plus its timeout, or a
@@ -431,9 +440,12 @@ public final class OrientationHub: @unchecked Sendable {
 
     // MARK: - Actions
 
+    /// Carries out the machine's actions in order. One list: an action whose effect brings more
+    /// (a stopped sensor's hinge outcome) appends them here rather than calling back into this.
     private func perform(_ actions: [HubAction]) {
         defer { sensorProxy?.follow(state) }  // the bus's one door: after what changed, once
-        for action in actions {
+        var pending = actions[...]
+        while let action = pending.popFirst() {
             switch action {
             case .startSampling(.display):
                 detection.samplingStarts()
@@ -462,15 +474,17 @@ public final class OrientationHub: @unchecked Sendable {
                 hingeCheckTask?.cancel()
                 hingeCheckTask = nil
                 logger.info("no claims left: sampling stops")
-                if let hinge { hingeChanged(hinge.forget(.display)) }
+                if let hinge { pending += hingeActions(hinge.forget(.display), at: MonotonicClock.now()) }
             case .stopSampling(.base):
                 baseSource?.stopSampling()
                 hingeAngleSensor?.stopSampling()
                 holdDisplayPace()
                 logger.info("no claims on the hinge left: base sensor sampling stops")
                 if let hinge {
-                    hingeChanged(hinge.forget(.base))
-                    if hingeAngleSensor != nil { hingeChanged(hinge.forgetMeasured()) }
+                    pending += hingeActions(hinge.forget(.base), at: MonotonicClock.now())
+                    if hingeAngleSensor != nil {
+                        pending += hingeActions(hinge.forgetMeasured(), at: MonotonicClock.now())
+                    }
                 }
             case .startSampling(.kind(let kind)):
                 kindSources[kind]?.startSampling()
