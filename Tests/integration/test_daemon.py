@@ -2,6 +2,7 @@
 clients, many clients, shutdown. Runs the real binary with the stdin mock sensor."""
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -51,8 +52,9 @@ class Protocol(DaemonCase):
         self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
         self.assertTrue(hello["server"].startswith("orientd "))
         self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode",
-                                                 "rate", "faults", "light", "proximity", "heading"})
+                                                 "rate", "faults", "tilt", "light", "proximity", "heading"})
         self.assertEqual(hello["state"]["faults"], [])
+        self.assertIsNone(hello["state"]["tilt"], "no reading has classified the tilt yet")
         self.assertEqual(hello["state"]["device"], "unknown")
         self.assertEqual(hello["state"]["sensor"], "idle")
         self.assertEqual(client.request("get")["state"], hello["state"])
@@ -171,6 +173,17 @@ class Protocol(DaemonCase):
         self.daemon.pose("landscapeRight")
         for client in clients:
             self.assertEqual(client.next_event(lambda e: e["topic"] == "device")["to"], "landscapeRight")
+
+
+class Tilt(DaemonCase):
+    def test_the_state_has_the_screens_tilt_in_physical_words(self):
+        client = self.daemon.client()
+        client.request("subscribe", topics=["device"])
+        self.device_to(client, "portrait")
+        self.assertEqual(client.request("get")["state"]["tilt"], "vertical")
+        # Screen to the sky: faceUp here (net.hadess.SensorProxy says face-down, the incumbent's sign).
+        self.device_to(client, "faceUp")
+        self.assertEqual(client.request("get")["state"]["tilt"], "faceUp")
 
 
 class SlowClients(DaemonCase):
@@ -406,6 +419,22 @@ class Lifecycle(unittest.TestCase):
             self.assertEqual(message["type"], "goodbye")
             self.assertIsNone(client.receive())
         self.assertFalse(os.path.exists(daemon.socket_path))
+
+    def test_after_the_goodbye_no_client_is_accepted(self):
+        # Shutdown stops accepting, then says goodbye, then closes: a client that came during the
+        # goodbye's linger got a hello and was cut without a goodbye.
+        daemon = Daemon()
+        first = daemon.client()
+        daemon.process.send_signal(signal.SIGTERM)
+        message = first.receive()
+        while message and message["type"] != "goodbye":
+            message = first.receive()
+        self.assertEqual(message["type"], "goodbye")
+        late = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(late.close)
+        with self.assertRaises((FileNotFoundError, ConnectionRefusedError), msg="a client accepted after the goodbye"):
+            late.connect(daemon.socket_path)
+        self.assertEqual(daemon.stop(), 0)
 
     def test_a_stale_socket_is_replaced_and_a_live_one_refused(self):
         first = Daemon()
