@@ -326,11 +326,16 @@ class NameAndMode(unittest.TestCase):
 
     def test_on_without_a_bus_exits_69_and_names_the_bus(self):
         absent = "unix:path=" + os.path.join(self.bus.directory, "no-bus")
-        result = subprocess.run([ORIENTD, "serve", "--sensor", "stdin", "--socket", os.path.join(self.bus.directory, "on.sock"),
-                                 "--config", "/dev/null", "--dbus", "on"], stdin=subprocess.DEVNULL, capture_output=True,
-                                text=True, timeout=20, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=absent))
+        socket_path = os.path.join(self.bus.directory, "on.sock")
+        result = subprocess.run([ORIENTD, "serve", "--sensor", "stdin", "--socket", socket_path,
+                                 "--config", "/dev/null", "--dbus", "on", "--log-level", "debug"], stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, timeout=20, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=absent))
         self.assertEqual(result.returncode, 69, result.stderr)
         self.assertIn("system bus", result.stderr)
+        # The bus is the part that failed to start: what started before it stops, the last first.
+        stopped = [line.split("part=")[1].split(" reason=")[0] for line in result.stderr.splitlines() if "stopping part=" in line]
+        self.assertEqual(stopped, ["socket", "hub", "sensors"], result.stderr)
+        self.assertFalse(os.path.exists(socket_path), "the socket file is removed")
 
     def test_auto_without_a_bus_serves_the_socket_and_sighup_tries_again(self):
         # The bus's address is a path that does not exist yet; it appears (a link to the bus's
