@@ -24,8 +24,6 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private let checksPolkit: Bool
     let logger = Logger(label: "orientd.dbus")
     private(set) var values = SensorProxyValues()
-    /// Subscribed to `sensor` only: HasAccelerometer without a claim.
-    private var observer: ListenerID?
     /// A claimant: its listener and what it claims (claims are not nested per name, as in iio-sensor-proxy).
     private struct Claimant {
         var listener: ListenerID
@@ -52,10 +50,6 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     /// Starts following the daemon's state (the bus serves the values from now on).
     func start() {
         hub.eventLoop.preconditionInEventLoop()
-        if let listener = try? hub.connect(isPrivileged: false, frontEnd: .sensorProxy) {
-            observer = listener
-            _ = hub.handle(.subscribe([.sensor]), from: listener)
-        }
         update(to: hub.state)
     }
 
@@ -73,8 +67,6 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         authorizing = [:]
         for claimant in claimants.values { hub.disconnect(claimant.listener) }
         claimants = [:]
-        if let observer { hub.disconnect(observer) }
-        observer = nil
     }
 
     var claimantCount: Int { claimants.count }
