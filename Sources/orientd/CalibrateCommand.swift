@@ -89,7 +89,7 @@ struct CalibrateCommand: AsyncParsableCommand {
         let output = CalibrationOutput(json: json)
         let source: any AccelerometerSource
         do {
-            source = try SensorFactory.makeSource(sensorConfiguration)
+            source = try SensorFactory.openSource(sensorConfiguration)
         } catch {
             output.fail("\(error)")
             if case .trace = error { throw ExitCode(66) }

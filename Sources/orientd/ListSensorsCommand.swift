@@ -86,7 +86,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
             selection = AccelerometerSelection.choose(from: found.compactMap(\.0), for: .auto)
         case .replay, .standardInput:
             do {
-                let source = try SensorFactory.makeSource(configuration)
+                let source = try SensorFactory.openSource(configuration)
                 defer { source.shutdown() }
                 for await event in source.events {
                     if case .available(let description) = event { found = [(nil, description)] }

@@ -56,7 +56,7 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let source: any AccelerometerSource
         do {
-            source = try SensorFactory.makeSource(configuration)
+            source = try SensorFactory.openSource(configuration)
         } catch {
             printError("orientd record: \(error)")
             if case .trace = error { throw ExitCode(66) }

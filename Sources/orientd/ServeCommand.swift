@@ -151,6 +151,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: DaemonOptions
 
+    /// For the tests of the one lifecycle (docs/testing.md), hidden from --help, which is for users.
+    @Option(
+        help: ArgumentHelp(
+            "Testing: PART throws instead of starting, and everything started before it stops.", valueName: "part",
+            visibility: .hidden))
+    var failAtStart: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Testing: hold before the first part starts and after the last stops, each time until standard input "
+                + "gives a line, so that /proc can be read.", visibility: .hidden))
+    var hold = false
+
     func run() async throws {
         let (settings, file) = try options.resolveForCommand()
         let (configuration, sensorConfiguration, level) = (settings.daemon, settings.sensor, settings.logLevel)
@@ -184,16 +197,8 @@ struct ServeCommand: AsyncParsableCommand {
             ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
         // Light and proximity are served where the accelerometer is a local one (the mock sensors
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
-        var kindSources: [any KindSensorSource] = []
-        if sensorConfiguration.specification.isLocal {
-            for kind in SensorKind.allCases {
-                do {
-                    kindSources.append(try UdevKindSource(kind: kind))
-                } catch {
-                    logger.error("cannot watch for the \(kind): \(error)")
-                }
-            }
-        }
+        let kindSources: [any KindSensorSource] =
+            sensorConfiguration.specification.isLocal ? SensorKind.allCases.map { UdevKindSource(kind: $0) } : []
         let service = OrientationDaemonService(
             configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
             tabletModeSwitch: TabletModeSwitchAccess(
@@ -221,11 +226,29 @@ struct ServeCommand: AsyncParsableCommand {
         let reload = ConfigurationReloadService(
             options: options, daemon: service, runningSensor: sensorConfiguration,
             runningBaseSensor: settings.baseSensorConfiguration, logger: logger)
+        if let failAtStart, !service.partNames.contains(failAtStart) {
+            let parts = service.partNames.joined(separator: ", ")
+            throw ValidationError("--fail-at-start: no part \"\(failAtStart)\" here; the parts are \(parts)")
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [service, reload], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: service.services(failingAtStart: failAtStart)
+                    + [
+                        .init(
+                            service: reload, successTerminationBehavior: .gracefullyShutdownGroup,
+                            failureTerminationBehavior: .gracefullyShutdownGroup)
+                    ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        if hold { Self.hold("before the first part starts") }
+        defer { if hold { Self.hold("after the last part stopped") } }
         do {
             try await group.run()
+        } catch let error as InjectedStartFailure {
+            logger.critical("\(error)")
+            throw ExitCode(70)
+        } catch let error as SensorStartError {
+            logger.critical("\(error)")
+            throw ExitCode(69)
         } catch let error as SocketSetupError {
             logger.critical("\(error.description)")
             throw ExitCode(71)
@@ -236,6 +259,15 @@ struct ServeCommand: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(70)
         }
+    }
+}
+
+extension ServeCommand {
+    /// `--hold`: waits for a line on standard input (or its end), so that a test can read the
+    /// process's threads and descriptors from /proc at this point. Nothing else runs meanwhile.
+    static func hold(_ moment: String) {
+        Logger(label: "orientd").notice("holding \(moment) (--hold); a line on standard input goes on")
+        _ = readLine()
     }
 }
 

@@ -18,6 +18,7 @@ struct MockSourceTests {
         let path = try temporaryTrace((0..<5).map { "\(Double($0) * 0.04),0,-9.81,0" })
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = try TraceReplaySource(path: path, speed: 4, mountMatrix: nil)
+        try source.start()
         defer { source.shutdown() }
         source.startSampling()
         var times: [Double] = []
@@ -55,6 +56,7 @@ struct MockSourceTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         func replay(_ role: SensorRole) async throws -> (SensorDescription?, [SensorSample]) {
             let source = try TraceReplaySource(path: path, speed: 10, mountMatrix: nil, role: role)
+            try source.start()
             source.startSampling()
             var description: SensorDescription?
             var samples: [SensorSample] = []
@@ -77,6 +79,7 @@ struct MockSourceTests {
         let plain = try temporaryTrace(["0,0,-9.81,0"])
         defer { try? FileManager.default.removeItem(atPath: plain) }
         let none = try TraceReplaySource(path: plain, speed: 1, mountMatrix: nil, role: .base)
+        try none.start()
         var iterator = none.events.makeAsyncIterator()
         guard case .unavailable(let reason) = await iterator.next() else {
             Issue.record("no unavailable event")
@@ -92,6 +95,7 @@ struct MockSourceTests {
         let path = try temporaryTrace(["0,0,-9.81,0", "0.01,0,-9.81,0"])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = try TraceReplaySource(path: path, speed: 1, mountMatrix: nil)
+        try source.start()
         var iterator = source.events.makeAsyncIterator()
         guard case .available = await iterator.next() else {
             Issue.record("no available event")
@@ -122,6 +126,7 @@ struct MockSourceTests {
         #expect(pipe(&descriptors) == 0)
         let source = StandardInputSource(
             fileDescriptor: descriptors[0], mountMatrix: try MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))
+        try source.start()
         defer {
             source.shutdown()
             close(descriptors[0])

@@ -29,6 +29,7 @@ struct MonotonicAlarmTests {
     func goesOffOnce() {
         let rings = Rings()
         let alarm = MonotonicAlarm(name: "test-alarm") { rings.rang() }
+        alarm.start()
         let due = MonotonicClock.now() + 0.1
         alarm.set(at: due)
         let times = rings.wait(for: 1, timeout: 5)
@@ -42,6 +43,7 @@ struct MonotonicAlarmTests {
     func movedOn() {
         let rings = Rings()
         let alarm = MonotonicAlarm(name: "test-alarm") { rings.rang() }
+        alarm.start()
         var due = MonotonicClock.now() + 0.15
         for _ in 0..<10 {  // as a sensor's samples move the silence deadline on
             due = MonotonicClock.now() + 0.15
@@ -58,6 +60,7 @@ struct MonotonicAlarmTests {
     func pastAndCancelled() {
         let rings = Rings()
         let alarm = MonotonicAlarm(name: "test-alarm") { rings.rang() }
+        alarm.start()
         alarm.set(at: MonotonicClock.now() - 1)
         #expect(rings.wait(for: 1, timeout: 5).count == 1)
         alarm.set(at: MonotonicClock.now() + 0.1)
@@ -66,5 +69,20 @@ struct MonotonicAlarmTests {
         alarm.stop()
         alarm.set(at: MonotonicClock.now())  // after stop: nothing runs
         #expect(rings.wait(for: 2, timeout: 0.2).count == 1)
+    }
+
+    @Test("no thread rings before start or after stop; started again, it rings (the daemon's silence-alarm part)")
+    func startAndStop() {
+        let rings = Rings()
+        let alarm = MonotonicAlarm(name: "test-alarm") { rings.rang() }
+        alarm.set(at: MonotonicClock.now() - 1)
+        #expect(rings.wait(for: 1, timeout: 0.2).isEmpty, "not started: the expiry waits in the timerfd")
+        alarm.start()
+        #expect(rings.wait(for: 1, timeout: 5).count == 1, "started: the expiry that was due rings")
+        alarm.stop()
+        alarm.start()
+        alarm.set(at: MonotonicClock.now())
+        #expect(rings.wait(for: 2, timeout: 5).count == 2)
+        alarm.stop()
     }
 }

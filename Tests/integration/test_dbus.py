@@ -333,8 +333,8 @@ class NameAndMode(unittest.TestCase):
         self.assertEqual(result.returncode, 69, result.stderr)
         self.assertIn("system bus", result.stderr)
         # The bus is the part that failed to start: what started before it stops, the last first.
-        stopped = [line.split("part=")[1].split(" reason=")[0] for line in result.stderr.splitlines() if "stopping part=" in line]
-        self.assertEqual(stopped, ["socket", "hub", "sensors"], result.stderr)
+        stopped = [line.split("part=")[1].split()[0] for line in result.stderr.splitlines() if "stopping part=" in line]
+        self.assertEqual(stopped, ["socket", "display-sensor", "silence-alarm", "hub"], result.stderr)
         self.assertFalse(os.path.exists(socket_path), "the socket file is removed")
 
     def test_auto_without_a_bus_serves_the_socket_and_sighup_tries_again(self):

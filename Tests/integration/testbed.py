@@ -335,9 +335,9 @@ def orientd(bed, *args, timeout=20, stdin=None):
 class Running:
     """orientd running in the background; its stdout and stderr lines are collected as they come."""
 
-    def __init__(self, bed, *args, env=None, executable=ORIENTD, pass_fds=()):
+    def __init__(self, bed, *args, env=None, executable=ORIENTD, pass_fds=(), stdin=None):
         self.process = subprocess.Popen([executable, *args], env=env or bed.env(), stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, pass_fds=pass_fds)
+                                        stderr=subprocess.PIPE, pass_fds=pass_fds, stdin=stdin)
         self.stdout_lines = []
         self.stderr_lines = []
         # Raw descriptors and our own line splitting: select() and a buffered readline() together
@@ -413,8 +413,8 @@ class TestbedCase(unittest.TestCase):
                 print(f"\n--- {' '.join(process.process.args[:2])}: its last standard error lines", file=sys.stderr)
                 print("\n".join(process.stderr_lines[-40:]), file=sys.stderr)
 
-    def start(self, *args, env=None, pass_fds=()):
-        process = Running(self.bed, *args, env=env, pass_fds=pass_fds)
+    def start(self, *args, env=None, pass_fds=(), stdin=None):
+        process = Running(self.bed, *args, env=env, pass_fds=pass_fds, stdin=stdin)
         self.running.append(process)
         return process
 

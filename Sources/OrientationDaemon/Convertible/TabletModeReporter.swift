@@ -87,6 +87,11 @@ final class TabletModeReporter {
         self.create = create
     }
 
+    /// Removes the switch (its uinput device goes with the writer) and reports nothing more.
+    func stop() {
+        state = .off
+    }
+
     /// The hinge decided `mode`.
     func modeChanged(_ mode: DeviceMode) {
         if case .undecided = state { decide() }

@@ -183,6 +183,7 @@ final class SystemBusConnection: @unchecked Sendable {
         wakeup.signal()
         thread?.join()
         thread = nil
+        onEvent = { _ in }  // the front end it names holds this connection: no cycle outlives the stop
         release()
     }
 

@@ -18,19 +18,49 @@ final class DetectionStage: Sendable {
     private let paceSettings: SamplingPace.Settings?
     private let readPace: ReadPace?
 
+    /// How the display sensor is read: decided here only, from the pace, the motion interrupt and
+    /// any hold. The source's read pace gets its ``interval``; the state tells clients its
+    /// ``restRate`` (the hub decides nothing of it).
+    enum ReadRate: Equatable, Sendable {
+        /// At the sampling rate: the device moves, or something holds it fast.
+        case sampling
+        /// Polled at the rest rate.
+        case rest(hertz: Double)
+        /// On the motion interrupt, with a check read every ``MotionEvents/checkInterval``.
+        case motionEvents
+
+        /// Seconds between reads, for the source's ``ReadPace`` (nil: the sampling rate).
+        var interval: Double? {
+            switch self {
+            case .sampling: nil
+            case .rest(let hertz): 1 / max(hertz, 1e-3)
+            case .motionEvents: MotionEvents.checkInterval
+            }
+        }
+
+        /// The rate the state names while the device rests (nil: the sampling rate).
+        var restRate: Double? {
+            switch self {
+            case .sampling: nil
+            case .rest(let hertz): hertz
+            case .motionEvents: 1 / MotionEvents.checkInterval
+            }
+        }
+    }
+
     /// What one event decided: a device-orientation change, a new screen tilt (for D-Bus's
     /// `AccelerometerTilt`), a new gravity scale learned at rest, any or none.
     struct Detection: Equatable {
         var change: OrientationChange?
         var tilt: ScreenTilt?
         var gravity: GravityScaleLearner.Measurement?
-        /// The sensor is now read at this pace.
-        var pace: SamplingPace.Pace?
+        /// The sensor is now read at this rate.
+        var readRate: ReadRate?
         /// After a sample: when the orientation becomes unknown if no other sample comes.
         var silenceDeadline: Double?
 
         /// Whether the hub needs to hear of it.
-        var isNews: Bool { change != nil || tilt != nil || gravity != nil || pace != nil }
+        var isNews: Bool { change != nil || tilt != nil || gravity != nil || readRate != nil }
     }
 
     /// What the lock guards.
@@ -77,15 +107,17 @@ final class DetectionStage: Sendable {
                 if pace == nil, pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
                     pace = .rest  // the interrupt failed: the device rests on polling now
                 }
-                if let pace {
+                var readRate: ReadRate?
+                if let pace, let settings = pipeline.pace?.settings {
                     pipeline.onMotionEvents = pace == .rest && readPace?.restsOnMotionEvents == true
-                    readPace?.set(
+                    readRate =
                         pace == .fast
-                            ? nil : pipeline.onMotionEvents ? MotionEvents.checkInterval : pipeline.pace?.interval)
+                        ? .sampling : pipeline.onMotionEvents ? .motionEvents : .rest(hertz: settings.restRate)
+                    readPace?.set(readRate?.interval)
                 }
                 return Detection(
-                    change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil, pace: pace,
-                    silenceDeadline: Self.silenceDeadline(pipeline))
+                    change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
+                    readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline))
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
@@ -132,10 +164,10 @@ final class DetectionStage: Sendable {
     /// While `hold` is true the sensor is read at the sampling rate whether the device rests or not:
     /// a convertible's hinge angle compares this sensor's readings with the base's, and a reading
     /// older than ``HingeDetector/Configuration/staleAfter`` makes the angle unknown, which a rest
-    /// pace of 1.9 Hz or the motion interrupt's 5 s would do between reads. Returns true when the pace
-    /// was slow and is fast now (the hub tells clients the rate in force).
+    /// pace of 1.9 Hz or the motion interrupt's 5 s would do between reads. Returns the new rate
+    /// when the pace was slow and is fast now (the hub tells clients the rate in force).
     @discardableResult
-    func holdFast(_ hold: Bool) -> Bool {
+    func holdFast(_ hold: Bool) -> ReadRate? {
         let wasSlow = pipeline.withLockedValue { pipeline -> Bool in
             let wasHeld = pipeline.heldFast
             pipeline.heldFast = hold
@@ -145,7 +177,7 @@ final class DetectionStage: Sendable {
             return pace.pace == .rest
         }
         if hold { readPace?.set(nil) }
-        return wasSlow
+        return wasSlow ? .sampling : nil
     }
 
     /// The device rests on the sensor's motion interrupt: it is read only on motion and every

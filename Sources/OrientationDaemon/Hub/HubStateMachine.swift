@@ -112,6 +112,9 @@ struct HubStateMachine {
     /// mode the natural one (``ConvertibleRotation``).
     private var followedDevice: DeviceOrientation = .unknown
     private var stopScheduled = false
+    /// Set by ``beginShutdown()``: no listener is accepted, no sensor samples and nothing more is
+    /// published; the front ends then say goodbye and close.
+    private(set) var isShuttingDown = false
     private var sensorPresent = false
     /// What the input being handled decided so far.
     private var output: [HubAction] = []
@@ -161,6 +164,7 @@ struct HubStateMachine {
     mutating func connect(
         isPrivileged: Bool, frontEnd: FrontEnd = .socket
     ) throws(ProtocolError) -> (ListenerID, [HubAction]) {
+        guard !isShuttingDown else { throw ProtocolError(.internalError, "orientd is shutting down") }
         guard listeners.count < configuration.maximumClients else {
             throw .tooManyClients(maximum: configuration.maximumClients)
         }
@@ -280,6 +284,7 @@ struct HubStateMachine {
     /// A light, proximity or compass sensor for a claim on its topic.
     private var wantedSensors: Set<SampledSensor> {
         var wanted: Set<SampledSensor> = []
+        guard !isShuttingDown else { return wanted }
         if claims > 0 {
             wanted.insert(.display)
             if hasBaseSensor && (baseClaims > 0 || configuration.laptopKeepsNormal) { wanted.insert(.base) }
@@ -309,6 +314,23 @@ struct HubStateMachine {
             stopScheduled = false
             output.append(.cancelScheduledStop)
         }
+    }
+
+    /// The daemon is stopping: every sensor stops at once (no linger), no listener is accepted and
+    /// no event is published from here on. Idempotent.
+    mutating func beginShutdown() -> [HubAction] {
+        guard !isShuttingDown else { return [] }
+        isShuttingDown = true
+        if stopScheduled {
+            stopScheduled = false
+            output.append(.cancelScheduledStop)
+        }
+        for role in SampledSensor.allCases.reversed() where sampling.contains(role) {
+            sampling.remove(role)
+            output.append(.stopSampling(role))
+        }
+        awaitingFirstReading = []
+        return takeOutput()
     }
 
     /// The linger after the last claim (on a sensor) has passed: what is still unneeded stops.
@@ -508,6 +530,7 @@ struct HubStateMachine {
 
     /// One change of the daemon's state: `seq` grows by one and every subscriber of its topic hears it.
     private mutating func publish(_ payload: EventPayload, at time: Double) {
+        guard !isShuttingDown else { return }
         seq += 1
         output.append(
             .publish(Event(seq: seq, time: time, state: state, payload: payload), to: subscribers[payload.topic] ?? []))

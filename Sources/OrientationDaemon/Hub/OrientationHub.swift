@@ -33,7 +33,8 @@ public final class OrientationHub: @unchecked Sendable {
     /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
     let hinge: HingeStage?
     private var machine: HubStateMachine
-    private let serverName: String
+    /// `orientd 0.9.0`, for hello and the log.
+    let serverName: String
     /// The Unix socket's clients.
     private(set) lazy var socket = SocketFrontEnd(hub: self, serverName: serverName)
     /// net.hadess.SensorProxy's claimants, while the daemon serves the system bus.
@@ -42,7 +43,8 @@ public final class OrientationHub: @unchecked Sendable {
     var tabletModeReporter: TabletModeReporter?
     private var stopTask: Scheduled<Void>?
     /// Goes off when the display sensor has been silent for the detector's timeout (see
-    /// ``armSilenceAlarm()``); set at the end of `init`, then never changed.
+    /// ``armSilenceAlarm()``); set at the end of `init`, then never changed. Its thread runs while
+    /// the daemon's "silence alarm" part does.
     private(set) var silenceAlarm: MonotonicAlarm!
     private var hingeCheckTask: Scheduled<Void>?
     /// The base sensor was found and not lost since (``holdDisplayPace()``).
@@ -225,15 +227,12 @@ public final class OrientationHub: @unchecked Sendable {
         }
     }
 
-    /// The detection stage changed the pace the sensor is read at (``SamplingPace``).
-    func paceChanged(_ pace: SamplingPace.Pace) {
+    /// The detection stage changed the rate the sensor is read at (it alone decides it).
+    func readRateChanged(_ rate: DetectionStage.ReadRate) {
         eventLoop.preconditionInEventLoop()
-        let onMotionEvents = pace == .rest && detection.restsOnMotionEvents
-        let restRate =
-            pace != .rest
-            ? nil : onMotionEvents ? 1 / MotionEvents.checkInterval : configuration.samplingPace()?.restRate
+        let restRate = rate.restRate
         machine.paceChanged(restRate: restRate)
-        if onMotionEvents {
+        if rate == .motionEvents {
             sensorLogger.debug(
                 """
                 the device rests: read on the motion interrupt, and every \
@@ -312,7 +311,7 @@ public final class OrientationHub: @unchecked Sendable {
     /// 0.5 s: while the base is present and sampled, the display is not slowed to the rest pace.
     /// (Only then: `--base-sensor auto` watches for a base on every device, most of which have none.)
     private func holdDisplayPace() {
-        if detection.holdFast(basePresent && machine.sampling.contains(.base)) { paceChanged(.fast) }
+        if let rate = detection.holdFast(basePresent && machine.sampling.contains(.base)) { readRateChanged(rate) }
     }
 
     /// The lid switch changed (nil: it became unreadable).
@@ -428,13 +427,28 @@ public final class OrientationHub: @unchecked Sendable {
         return restart
     }
 
-    /// Says goodbye to every client and ends each connection gracefully; completes when all are
-    /// closed, at most `linger` later.
+    /// The daemon is stopping: the machine's shutting-down state (every sensor stops, no client is
+    /// accepted, nothing more is published). Idempotent.
+    func beginShutdown() {
+        eventLoop.preconditionInEventLoop()
+        guard !machine.isShuttingDown else { return }
+        logger.debug("shutting down: no client accepted, sensors stopped")
+        perform(machine.beginShutdown())
+    }
+
+    /// Cancels the hub's own timers (the hinge check, a pending stop): the last of the hub.
+    func stopTimers() {
+        eventLoop.preconditionInEventLoop()
+        hingeCheckTask?.cancel()
+        hingeCheckTask = nil
+        stopTask?.cancel()
+        stopTask = nil
+    }
+
+    /// Says goodbye to every socket client and ends each connection gracefully; completes when all
+    /// are closed, at most `linger` later.
     func closeAll(reason: String, linger: TimeAmount = .seconds(1)) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        silenceAlarm.stop()
-        hingeCheckTask?.cancel()
-        stopTask?.cancel()
         return socket.closeAll(reason: reason, linger: linger)
     }
 

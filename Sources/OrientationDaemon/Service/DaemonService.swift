@@ -11,12 +11,11 @@ import NIOConcurrencyHelpers
 import Glibc
 #endif
 
-/// The daemon as one service: it binds the socket, feeds sensor events to the hub, and on graceful
-/// shutdown says goodbye to every client, removes the socket and releases the sensor.
-public final class OrientationDaemonService: Service, CustomStringConvertible, Sendable {
-    /// ServiceLifecycle names services in its debug log by their description.
-    public var description: String { "orientation daemon" }
-
+/// The daemon as its parts: the hub, its silence alarm, each sensor, the lid and tablet-mode
+/// switches, the socket, net.hadess.SensorProxy and readiness, in one list (``parts``), run as the
+/// services of one `ServiceGroup` (``services(failingAtStart:)``), started in that order and
+/// stopped in reverse on every way out (see ``PartService``).
+public final class OrientationDaemonService: Sendable {
     private let configuration: DaemonConfiguration
     private let source: any AccelerometerSource
     private let baseSource: (any AccelerometerSource)?
@@ -25,12 +24,12 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
     private let lidSwitch: LidSwitchAccess?
     private let kindSources: [any KindSensorSource]
     private let logger = Logger(label: "orientd.hub")
-    private let serverName: String
     private let notifier: SystemdNotifier
     private let activatedSocket: Int32?
-    /// A pthread lock, which ThreadSanitizer sees (see ``DetectionStage``).
-    private let hubLock = NIOLockedValueBox<OrientationHub?>(nil)
-    private let busLock = NIOLockedValueBox<SensorProxyService?>(nil)
+    private let hub: OrientationHub
+    private let bus: SensorProxyService
+    /// Between readiness and the start of the shutdown: when a reload may apply.
+    private let ready = NIOLockedValueBox(false)
 
     /// - Parameters:
     ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
@@ -55,66 +54,225 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
         self.hingeAngleSensor = hingeAngleSensor
         self.tabletModeSwitch = tabletModeSwitch
         self.lidSwitch = lidSwitch
-        self.serverName = serverName
         self.notifier = notifier
         self.activatedSocket = activatedSocket
+        // One loop for the hub and every connection: ordering without locks. It is SwiftNIO's
+        // singleton group's (one thread, `Orientd.main`), which also runs Swift Concurrency's jobs:
+        // one event-loop group in the process, one thread asleep at rest. It outlives the daemon,
+        // so the parts stop what runs on it, not the loop.
+        hub = OrientationHub(
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, source: source,
+            baseSource: baseSource, hingeAngleSensor: hingeAngleSensor, kindSources: kindSources,
+            serverName: serverName)
+        bus = SensorProxyService(hub: hub)
     }
 
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart, or nil when the
-    /// daemon is not running yet.
+    /// daemon is not running (not ready yet, or stopping).
     public func reload(_ new: DaemonConfiguration) async -> [String]? {
-        guard let hub = hubLock.withLockedValue({ $0 }) else { return nil }
+        guard ready.withLockedValue({ $0 }) else { return nil }
+        let hub = self.hub
         notifier.notify("RELOADING=1")
         let restart = try? await hub.eventLoop.submit { hub.reload(new) }.get()
-        try? await busLock.withLockedValue({ $0 })?.apply(new, atStart: false)
+        try? await bus.apply(new, atStart: false)
         notifier.notify("READY=1\nSTATUS=\((try? await hub.eventLoop.submit { hub.statusLine }.get()) ?? "")")
         return restart
     }
 
-    public func run() async throws {
-        // One loop for the hub and every connection: ordering without locks. It is SwiftNIO's
-        // singleton group's (one thread, `Orientd.main`), which also runs Swift Concurrency's jobs:
-        // one event-loop group in the process, one thread asleep at rest. It outlives the service,
-        // so the list below stops what runs on it, not the loop.
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        // One list of what runs, in start order, stopped in reverse on every way out: a part that
-        // fails to start, an error, a normal stop. The sources (watching udev since they were made)
-        // stop last, after the last event they pass on is handled.
-        var running = RunningParts(logger: logger)
-        let source = self.source, baseSource = self.baseSource, hingeAngleSensor = self.hingeAngleSensor,
-            kindSources = self.kindSources
-        running.started("sensors") {
-            hingeAngleSensor?.shutdown()
-            for kindSource in kindSources { kindSource.shutdown() }
-            source.shutdown()  // returns after the last event was passed on
-            baseSource?.shutdown()
-        }
-        let hub = OrientationHub(
-            eventLoop: loop, configuration: configuration, source: source, baseSource: baseSource,
-            hingeAngleSensor: hingeAngleSensor, kindSources: kindSources, serverName: serverName)
-        let notifier = self.notifier
-        hubLock.withLockedValue { $0 = hub }
-        // Goodbye to every client (after the socket stopped accepting), the hub's timers and its
-        // silence alarm's thread.
-        running.started("hub") {
-            try? await loop.flatSubmit { hub.closeAll(reason: "orientd is shutting down") }.get()
-        }
-        let convertible = baseSource != nil || hingeAngleSensor != nil
-        if convertible, let access = tabletModeSwitch {
-            hub.tabletModeReporter = TabletModeReporter(
-                setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
-                probe: access.probe, create: access.create)
-        }
-        // Every source states at once whether it has a sensor; that first event is handled before
-        // the socket opens, so the first hello is already true (and readiness means something).
+    /// The parts as the services of one `ServiceGroup`, in start order; `failingAtStart` names a
+    /// part that throws instead of starting (`--fail-at-start`, for tests).
+    public func services(failingAtStart: String? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        PartService.chain(parts, failingAtStart: failingAtStart, logger: logger)
+    }
+
+    /// Every part's name, in start order.
+    public var partNames: [String] { parts.map(\.name) }
+
+    /// The one list. Start order is dependency order: the hub is wired to every source before any
+    /// source watches; the sensors have said whether they exist before the socket opens (so the
+    /// first hello is true); the socket and the bus open before readiness. Stopping runs it
+    /// backwards: readiness ends (STOPPING=1, the hub's shutting-down state: sensors stop, nobody is
+    /// accepted), the bus's claimants leave, the socket stops accepting then says goodbye, the
+    /// switches and sensors stop, the silence alarm's thread ends, the hub's timers last.
+    private var parts: [DaemonPart] {
+        let hub = self.hub, loop = hub.eventLoop, logger = self.logger, configuration = self.configuration
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
-        let detection = hub.detection
+        let convertible = baseSource != nil || hingeAngleSensor != nil
+        var parts: [DaemonPart] = []
+
+        parts.append(
+            DaemonPart(
+                "hub", start: { [self] in wire(to: hub, firstEventSeen: firstEventSeen) },
+                stop: { try? await loop.submit { hub.stopTimers() }.get() }))
+        parts.append(
+            DaemonPart(
+                "silence-alarm", start: { hub.silenceAlarm.start() }, stop: { hub.silenceAlarm.stop() }))
+
+        let source = self.source
+        parts.append(
+            DaemonPart(
+                "display-sensor", start: { try source.start() },
+                stop: { source.shutdown() }))  // returns after the last event was passed on
+        if let baseSource {
+            parts.append(
+                DaemonPart("base-sensor", start: { try baseSource.start() }, stop: { baseSource.shutdown() }))
+        }
+        if let hingeAngleSensor {
+            parts.append(
+                DaemonPart(
+                    "hinge-angle-sensor",
+                    start: {
+                        try hingeAngleSensor.start()
+                        logger.info(
+                            "hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngleSensor.name)"])
+                    }, stop: { hingeAngleSensor.shutdown() }))
+        }
+        for kindSource in kindSources {
+            parts.append(
+                DaemonPart(
+                    "\(kindSource.kind.rawValue)-sensor",
+                    start: {
+                        // A kind whose udev watch fails is logged and left out, as one never found.
+                        do throws(SensorStartError) {
+                            try kindSource.start()
+                        } catch {
+                            logger.error("\(error)")
+                        }
+                    }, stop: { kindSource.shutdown() }))
+        }
+
+        if convertible, let lidSwitch {
+            let stopReading = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+            parts.append(
+                DaemonPart(
+                    "lid-switch",
+                    start: {
+                        switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
+                        case .success(let started):
+                            logger.info("lid switch read", metadata: ["input.device": "\(started.device)"])
+                            stopReading.withLockedValue { $0 = started.stop }
+                        case .failure(let reason):
+                            logger.info(
+                                "no lid switch read: \(reason); near closed and folded back the hinge decides alone")
+                        }
+                    },
+                    stop: {
+                        stopReading.withLockedValue { $0 }?()
+                        stopReading.withLockedValue { $0 = nil }
+                    }))
+        }
+        if convertible, let access = tabletModeSwitch {
+            parts.append(
+                DaemonPart(
+                    "tablet-mode-switch",
+                    start: {
+                        try await loop.submit {
+                            hub.tabletModeReporter = TabletModeReporter(
+                                setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
+                                probe: access.probe, create: access.create)
+                        }.get()
+                    },
+                    stop: {
+                        try? await loop.submit {
+                            hub.tabletModeReporter?.stop()
+                            hub.tabletModeReporter = nil
+                        }.get()
+                    }))
+        }
+
+        let activatedSocket = self.activatedSocket
+        let acceptor = NIOLockedValueBox<ConnectionAcceptor?>(nil)
+        parts.append(
+            DaemonPart(
+                "socket",
+                start: { [self] in
+                    // Every source states at once whether it has a sensor; that first event is
+                    // handled before the socket opens, so the first hello is already true. A loop
+                    // timer, not Task.sleep: that sleeps on a libdispatch global-queue worker,
+                    // whose first run starts libdispatch's 1 Hz monitor for good (see Orientd.main).
+                    let timeout = loop.scheduleTask(in: .seconds(2)) { firstEventSeen.finish() }
+                    for await _ in firstEvent { break }
+                    timeout.cancel()
+                    raiseDescriptorLimit(clients: configuration.maximumClients)
+                    let bound = try SocketServer.bind(
+                        hub.socket, configuration: configuration, activated: activatedSocket)
+                    acceptor.withLockedValue { $0 = bound }
+                },
+                stop: {
+                    guard let bound = acceptor.withLockedValue({ $0 }) else { return }
+                    bound.stop()  // no new client from here on, before the goodbye
+                    try? await loop.flatSubmit {
+                        hub.beginShutdown()
+                        return hub.closeAll(reason: "orientd is shutting down")
+                    }.get()
+                    if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated one is systemd's
+                }))
+
+        let bus = self.bus
+        parts.append(
+            DaemonPart(
+                "dbus", start: { try await bus.apply(configuration, atStart: true) }, stop: { await bus.stop() }))
+
+        let notifier = self.notifier, ready = self.ready
+        let timers = NIOLockedValueBox<[Scheduled<Void>]>([])
+        let watchdog = NIOLockedValueBox<RepeatedTask?>(nil)
+        parts.append(
+            DaemonPart(
+                "readiness",
+                start: { [self] in
+                    // Ready: the socket accepts connections, the sensor is open or known absent, and
+                    // the bus is served or known not to be ("listening" has meant all three).
+                    logger.notice(
+                        "listening",
+                        metadata: [
+                            "socket.path": "\(configuration.socketPath)", "server": "\(hub.serverName)",
+                            "socket.activated": "\(activatedSocket != nil)",
+                        ])
+                    let status = try await loop.submit {
+                        hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // every change
+                        return hub.statusLine
+                    }.get()
+                    ready.withLockedValue { $0 = true }
+                    notifier.notify("READY=1\nSTATUS=\(status)")
+                    releaseStartupPages(stage: "readiness")
+                    let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in
+                        releaseStartupPages(stage: "first-minute")
+                    }
+                    timers.withLockedValue { $0 = [laterRelease] }
+                    // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
+                    let pings = notifier.watchdogInterval.map { interval in
+                        loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) {
+                            _ in
+                            notifier.notify("WATCHDOG=1")
+                        }
+                    }
+                    watchdog.withLockedValue { $0 = pings }
+                },
+                stop: {
+                    ready.withLockedValue { $0 = false }
+                    watchdog.withLockedValue { $0 }?.cancel()
+                    for timer in timers.withLockedValue({ $0 }) { timer.cancel() }
+                    // "shutting down" stays systemd's last word; the hub stops its sensors and
+                    // accepts nobody from here on.
+                    try? await loop.submit {
+                        hub.statusObserver = nil
+                        hub.beginShutdown()
+                    }.get()
+                    notifier.notify("STOPPING=1\nSTATUS=shutting down")
+                    logger.notice("shutting down")
+                }))
+        return parts
+    }
+
+    /// Connects every source to the hub. The display sensor's detection runs on the sensor's
+    /// thread, which wakes the loop only when there is news; `firstEventSeen` hears the display
+    /// sensor's first event (the socket waits for it).
+    private func wire(to hub: OrientationHub, firstEventSeen: AsyncStream<Void>.Continuation) {
+        let loop = hub.eventLoop, detection = hub.detection, hinge = hub.hinge
         // Moved from the sensor's thread with every sample that moves the detector's deadline: the
         // alarm is a timerfd any thread may set without waking anyone, not a hub method.
         let silenceAlarm = hub.silenceAlarm!
-        let hinge = hub.hinge
         source.deliver { event in
-            // On the sensor's thread: decide here, and wake the loop only when there is news.
             let detected = detection.observe(event)
             let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()
             if let deadline = detected.silenceDeadline { silenceAlarm.set(at: deadline) }
@@ -123,7 +281,7 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
                 hub.handle(event, detected: detected.change, tilt: detected.tilt)
                 if let gravity = detected.gravity { hub.gravityScaleLearned(gravity) }
                 if hinged.isNews { hub.hingeChanged(hinged) }
-                if let pace = detected.pace { hub.paceChanged(pace) }
+                if let rate = detected.readRate { hub.readRateChanged(rate) }
                 firstEventSeen.yield()
                 firstEventSeen.finish()
             }
@@ -140,7 +298,6 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
             }
         }
         if let hingeAngleSensor, let hinge {
-            logger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngleSensor.name)"])
             hingeAngleSensor.deliver { reading in
                 let outcome = hinge.observe(reading)
                 if case .lost(let reason) = reading {
@@ -150,71 +307,6 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
                 }
             }
         }
-        if convertible, let lidSwitch {
-            switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
-            case .success(let reading):
-                logger.info("lid switch read", metadata: ["input.device": "\(reading.device)"])
-                running.started("lid switch") { reading.stop() }
-            case .failure(let reason):
-                logger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
-            }
-        }
-        // A loop timer, not Task.sleep: that sleeps on a libdispatch global-queue worker, whose
-        // first run starts libdispatch's 1 Hz monitor for good (see Orientd.main).
-        let timeout = loop.scheduleTask(in: .seconds(2)) { firstEventSeen.finish() }
-        for await _ in firstEvent { break }
-        timeout.cancel()
-        raiseDescriptorLimit(clients: configuration.maximumClients)
-        do {
-            let acceptor = try SocketServer.bind(hub.socket, configuration: configuration, activated: activatedSocket)
-            let socketPath = configuration.socketPath, activated = activatedSocket != nil
-            running.started("socket") {
-                acceptor.stop()  // no new client from here on, before the goodbye
-                if !activated { unlink(socketPath) }  // an activated socket is systemd's
-            }
-            let bus = SensorProxyService(hub: hub)
-            busLock.withLockedValue { $0 = bus }
-            try await bus.apply(configuration, atStart: true)
-            running.started("net.hadess.SensorProxy") { await bus.stop() }
-        } catch {
-            await running.stopAll(reason: "a part failed to start")
-            throw error
-        }
-        logger.notice(
-            "listening",
-            metadata: [
-                "socket.path": "\(configuration.socketPath)", "server": "\(serverName)",
-                "socket.activated": "\(activatedSocket != nil)",
-            ])
-        // Ready: the socket accepts connections and the sensor is open or known absent.
-        let status =
-            (try? await loop.submit {
-                hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // from now on, every change
-                return hub.statusLine
-            }.get()) ?? ""
-        notifier.notify("READY=1\nSTATUS=\(status)")
-        releaseStartupPages(stage: "readiness")
-        let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in
-            releaseStartupPages(stage: "first-minute")
-        }
-        // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
-        let watchdog = notifier.watchdogInterval.map { interval in
-            loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) { _ in
-                notifier.notify("WATCHDOG=1")
-            }
-        }
-
-        running.started("readiness timers") {
-            watchdog?.cancel()
-            laterRelease.cancel()
-        }
-
-        try? await gracefulShutdown()
-
-        try? await loop.submit { hub.statusObserver = nil }.get()  // "shutting down" stays the last word
-        notifier.notify("STOPPING=1\nSTATUS=shutting down")
-        logger.notice("shutting down")
-        await running.stopAll(reason: "shutting down")
     }
 
     /// Code that ran once goes back to the kernel: at readiness, start-up's; a minute later, that of
@@ -250,31 +342,5 @@ public final class OrientationDaemonService: Service, CustomStringConvertible, S
                     "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
                 ])
         }
-    }
-}
-
-/// What the daemon has started, in order, each with how it stops: one list for every way out, so a
-/// part that fails to start stops everything started before it and a normal stop stops everything
-/// in reverse (the bus, then the socket's accepting, the goodbye, the sensors, the loop).
-struct RunningParts {
-    private var parts: [(name: String, stop: @Sendable () async -> Void)] = []
-    private let logger: Logger
-
-    init(logger: Logger) {
-        self.logger = logger
-    }
-
-    /// `name` runs from now on; `stop` ends it.
-    mutating func started(_ name: String, stop: @escaping @Sendable () async -> Void) {
-        parts.append((name, stop))
-    }
-
-    /// Stops every part, the last started first.
-    mutating func stopAll(reason: String) async {
-        for part in parts.reversed() {
-            logger.debug("stopping", metadata: ["part": "\(part.name)", "reason": "\(reason)"])
-            await part.stop()
-        }
-        parts = []
     }
 }

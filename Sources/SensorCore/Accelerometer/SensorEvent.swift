@@ -171,13 +171,17 @@ public enum SensorEvent: Sendable, Hashable {
 
 /// A source of accelerometer events: a real IIO sensor, a replay, or standard input.
 ///
-/// The daemon and the commands see sensors only through this protocol. A source watches for its
-/// sensor from creation until ``shutdown()``, but samples only between ``startSampling()`` and
-/// ``stopSampling()``, so a sensor nobody needs costs nothing.
+/// The daemon and the commands see sensors only through this protocol. A source holds nothing
+/// (no udev monitor, no thread) until ``start()``; it then watches for its sensor until
+/// ``shutdown()``, but samples only between ``startSampling()`` and ``stopSampling()``, so a sensor
+/// nobody needs costs nothing.
 public protocol AccelerometerSource: AnyObject, Sendable {
     /// Every event of the source's life, for one consumer (``events`` or ``deliver(to:)``);
     /// finished by ``shutdown()``.
     var outlet: SensorEventOutlet { get }
+    /// Begins watching for the sensor (udev, a worker thread); idempotent. A source that throws
+    /// holds nothing.
+    func start() throws(SensorStartError)
     /// Starts sampling (idempotent).
     func startSampling()
     /// Stops sampling (idempotent); the sensor stays known.

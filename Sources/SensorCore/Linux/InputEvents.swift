@@ -75,6 +75,8 @@ public protocol HingeAngleSensor: AnyObject, Sendable {
     var name: String { get }
     /// Every reading, on the sensor's own queue, one at a time; set before sampling starts.
     func deliver(to receive: @escaping @Sendable (HingeAngleReading) -> Void)
+    /// Makes the sensor ready to sample (idempotent); a sensor that throws holds nothing.
+    func start() throws(SensorStartError)
     func startSampling()
     func stopSampling()
     func shutdown()

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CLinux
+import NIOConcurrencyHelpers
 
 /// Seconds on CLOCK_MONOTONIC: the one clock every sample time and deadline in orientd uses.
 public enum MonotonicClock {
@@ -110,29 +111,45 @@ public final class Wakeup: Sendable {
 /// lazily, fires at the old deadline only to be set again), which at rest was a third of the
 /// daemon's wake-ups; `timerfd_settime` from the sensor's thread wakes nobody, and the watcher runs
 /// only when the deadline really passes.
+///
+/// Invariant for `@unchecked Sendable`: `timer` and `stopper` are set once in `init`; the watcher
+/// thread is started and joined under `watcher`'s lock; any thread may set or cancel the timerfd,
+/// which the kernel serialises.
 public final class MonotonicAlarm: @unchecked Sendable {
     private let timer: Int32
     private let stopper = Wakeup()
-    private var watcher: WorkerThread?
+    private let name: String
+    private let rang: @Sendable () -> Void
+    /// The watcher thread, between ``start()`` and ``stop()``.
+    private let watcher = NIOLockedValueBox<WorkerThread?>(nil)
 
-    /// Starts the watcher; `rang` runs on it each time the alarm goes off (set it again from there
-    /// or from anywhere).
+    /// `rang` runs on the watcher thread each time the alarm goes off (set it again from there or
+    /// from anywhere); the thread runs from ``start()`` to ``stop()``.
     public init(name: String, rang: @escaping @Sendable () -> Void) {
         timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         precondition(timer >= 0, "timerfd_create failed: \(errno)")
-        let timer = timer, stopper = stopper
-        watcher = WorkerThread(name: name) {
-            while stopper.wait(timeout: nil, other: timer) == .readable {
-                var expirations: UInt64 = 0
-                guard read(timer, &expirations, 8) == 8 else { continue }  // EAGAIN: set again meanwhile
-                rang()
-            }
-        }
+        self.name = name
+        self.rang = rang
     }
 
     deinit {
         stop()
         close(timer)
+    }
+
+    /// Starts the watcher thread (idempotent).
+    public func start() {
+        let timer = timer, stopper = stopper, rang = rang, name = name
+        watcher.withLockedValue { watcher in
+            guard watcher == nil else { return }
+            watcher = WorkerThread(name: name) {
+                while stopper.wait(timeout: nil, other: timer) == .readable {
+                    var expirations: UInt64 = 0
+                    guard read(timer, &expirations, 8) == 8 else { continue }  // EAGAIN: set again meanwhile
+                    rang()
+                }
+            }
+        }
     }
 
     /// Goes off at `time` (monotonic seconds; at once if it has passed), instead of any earlier
@@ -151,11 +168,15 @@ public final class MonotonicAlarm: @unchecked Sendable {
         _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
     }
 
-    /// Ends the watcher (returns after any `rang` in progress). Further settings do nothing.
+    /// Ends the watcher (returns after any `rang` in progress). Further settings do nothing until
+    /// ``start()``.
     public func stop() {
         cancel()
-        stopper.signal()
-        watcher?.join()
-        watcher = nil
+        watcher.withLockedValue { watcher in
+            guard let thread = watcher else { return }
+            stopper.signal()
+            thread.join()
+            watcher = nil
+        }
     }
 }

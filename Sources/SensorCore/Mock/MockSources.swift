@@ -41,7 +41,7 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
             return
         }
         outlet.emit(.available(description))
-        begin(threadName: role == .base ? "orientd-replay-b" : "orientd-replay")
+        threadName = role == .base ? "orientd-replay-b" : "orientd-replay"
     }
 
     override func run() {
@@ -95,7 +95,7 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
                 SensorDescription(
                     identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
                     mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
-        begin(threadName: "orientd-stdin")
+        threadName = "orientd-stdin"
     }
 
     override func run() {
@@ -156,20 +156,25 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
 }
 
 /// A source whose work runs on one worker thread that obeys a ``SamplingSwitch``: the mock sources.
-/// A subclass sets itself up, then calls ``begin(threadName:)``; its ``run()`` returns when the
-/// switch says shut down (or the input ends).
+/// A subclass sets itself up and names its thread (none: nothing to run); ``start()`` starts the
+/// thread, whose ``run()`` returns when the switch says shut down (or the input ends).
 public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
     public let outlet = SensorEventOutlet()
     let control = SamplingSwitch()
-    private var thread: WorkerThread?
+    /// Set by the subclass's initializer, read by ``start()``.
+    var threadName: String?
+    /// Start and shutdown may come from different threads.
+    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
 
     init() {}
 
     deinit { shutdown() }
 
-    /// Starts the worker; call at the end of the subclass's initializer.
-    func begin(threadName: String) {
-        thread = WorkerThread(name: threadName) { [unowned self] in self.run() }
+    public func start() throws(SensorStartError) {
+        guard let threadName, !control.state.shutDown else { return }
+        thread.withLockedValue { thread in
+            if thread == nil { thread = WorkerThread(name: threadName) { [unowned self] in self.run() } }
+        }
     }
 
     /// The worker's body.
@@ -180,8 +185,8 @@ public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
 
     public func shutdown() {
         guard control.shutDown() else { return }
-        thread?.join()
-        thread = nil
+        thread.withLockedValue { $0 }?.join()
+        thread.withLockedValue { $0 = nil }
         outlet.finish()
     }
 }

@@ -1,15 +1,16 @@
 import SensorCore
 
-/// Builds the source a ``SensorConfiguration`` asks for: the only place that knows every kind.
+/// Builds the source a ``SensorConfiguration`` asks for: the only place that knows every kind. The
+/// source holds nothing until its `start()`.
 public enum SensorFactory {
     public enum SetupError: Error, CustomStringConvertible {
         case trace(TraceFileError)
-        case udev(UdevError)
+        case start(SensorStartError)
 
         public var description: String {
             switch self {
             case .trace(let error): error.description
-            case .udev(let error): "cannot watch for accelerometers: \(error)"
+            case .start(let error): error.description
             }
         }
     }
@@ -26,11 +27,19 @@ public enum SensorFactory {
         case .standardInput:
             return StandardInputSource(mountMatrix: configuration.mountMatrix)
         case .auto, .iioName, .iioDevice, .inputDevice, .network:
-            do {
-                return try IIOAccelerometerSource(configuration: configuration)
-            } catch {
-                throw .udev(error)
-            }
+            return IIOAccelerometerSource(configuration: configuration)
         }
+    }
+
+    /// A source that already watches for its sensor: for the commands that read one directly (the
+    /// daemon starts its sources as parts of its one list instead).
+    public static func openSource(_ configuration: SensorConfiguration) throws(SetupError) -> any AccelerometerSource {
+        let source = try makeSource(configuration)
+        do {
+            try source.start()
+        } catch {
+            throw .start(error)
+        }
+        return source
     }
 }

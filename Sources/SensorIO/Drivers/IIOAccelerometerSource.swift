@@ -31,6 +31,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     private var udev: Udev?
     private var watch: UdevWatch?
     private var retryTimer: (any DispatchSourceTimer)?
+    private var started = false
     private var sampling = false
     private var shutDown = false
     private var current: (candidate: AccelerometerCandidate, description: SensorDescription)?
@@ -43,26 +44,44 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     private var announcedUnavailable = false
     private var openFaults = FaultTracker()
 
-    /// Starts watching for the sensor; fails only when udev itself cannot be used.
-    public init(configuration: SensorConfiguration) throws(UdevError) {
+    /// Holds nothing until ``start()``.
+    public init(configuration: SensorConfiguration) {
         self.configuration = configuration
         queue = DispatchQueue(label: configuration.role == .base ? "orientd.sensor.base" : "orientd.sensor")
-        if configuration.specification.isLocal {
-            let udev = try Udev()
-            self.udev = udev
-            watch = try UdevWatch(udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue) {
-                [weak self] monitor in
-                self?.handleUdevEvents(monitor)
-            }
-        }
-        queue.sync { locate() }
     }
 
     deinit { shutdown() }
 
+    /// Watches for the sensor (a udev monitor, for a local one) and reports what it finds; fails
+    /// only when udev itself cannot be used, holding nothing then.
+    public func start() throws(SensorStartError) {
+        let result = queue.sync { () -> Result<Void, UdevError> in
+            guard !started, !shutDown else { return .success(()) }
+            if configuration.specification.isLocal {
+                do throws(UdevError) {
+                    let udev = try Udev()
+                    watch = try UdevWatch(
+                        udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue
+                    ) { [weak self] monitor in
+                        self?.handleUdevEvents(monitor)
+                    }
+                    self.udev = udev
+                } catch {
+                    return .failure(error)
+                }
+            }
+            started = true
+            locate()
+            return .success(())
+        }
+        if case .failure(let error) = result {
+            throw SensorStartError("cannot watch for accelerometers: \(error)")
+        }
+    }
+
     public func startSampling() {
         queue.async { [self] in
-            guard !shutDown, !sampling else { return }
+            guard started, !shutDown, !sampling else { return }
             sampling = true
             openIfPossible()
         }
@@ -83,6 +102,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             sampling = false
             watch?.cancel()
             watch = nil
+            udev = nil
             retryTimer?.cancel()
             retryTimer = nil
             closeAcquisition()

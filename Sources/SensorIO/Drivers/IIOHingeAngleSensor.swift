@@ -65,9 +65,12 @@ public final class IIOHingeAngleSensor: HingeAngleSensor, @unchecked Sendable {
         queue.sync { self.receive = receive }
     }
 
+    /// Nothing to open ahead: the attribute is opened at the first read.
+    public func start() throws(SensorStartError) {}
+
     public func startSampling() {
         queue.async { [self] in
-            guard timer == nil else { return }
+            guard timer == nil, receive != nil else { return }
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: interval)
             timer.setEventHandler { [weak self] in self?.read() }
@@ -88,6 +91,7 @@ public final class IIOHingeAngleSensor: HingeAngleSensor, @unchecked Sendable {
             timer?.cancel()
             timer = nil
             receive = nil
+            file.closeFile()
         }
     }
 

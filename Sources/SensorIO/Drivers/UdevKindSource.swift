@@ -17,9 +17,10 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
     public let kind: SensorKind
     public let outlet = EventOutlet<KindSensorEvent>()
     private let queue: DispatchQueue
-    private let udev: Udev
 
     // Confined to `queue`.
+    /// Set by ``start()``.
+    private var udev: Udev?
     private var watch: UdevWatch?
     private var current: KindCandidate?
     private var reader: KindReader?
@@ -27,23 +28,40 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
     private var shutDown = false
     private var announcedUnavailable: String?
 
-    /// Starts watching for a sensor of `kind`; fails only when udev itself cannot be used.
-    public init(kind: SensorKind) throws(UdevError) {
+    /// Holds nothing until ``start()``.
+    public init(kind: SensorKind) {
         self.kind = kind
-        udev = try Udev()
         queue = DispatchQueue(label: "orientd.\(kind.rawValue)")
-        watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) {
-            [weak self] monitor in
-            self?.handleUdevEvents(monitor)
+    }
+
+    /// Watches for a sensor of the kind (a udev monitor) and reports what it finds; fails only when
+    /// udev itself cannot be used, holding nothing then.
+    public func start() throws(SensorStartError) {
+        let result = queue.sync { () -> Result<Void, UdevError> in
+            guard udev == nil, !shutDown else { return .success(()) }
+            do throws(UdevError) {
+                let udev = try Udev()
+                watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) {
+                    [weak self] monitor in
+                    self?.handleUdevEvents(monitor)
+                }
+                self.udev = udev
+            } catch {
+                return .failure(error)
+            }
+            locate()
+            return .success(())
         }
-        queue.sync { locate() }
+        if case .failure(let error) = result {
+            throw SensorStartError("cannot watch for the \(kind): \(error)")
+        }
     }
 
     deinit { shutdown() }
 
     public func startSampling() {
         queue.async { [self] in
-            guard !shutDown, !sampling else { return }
+            guard udev != nil, !shutDown, !sampling else { return }
             sampling = true
             startReading()
         }
@@ -66,6 +84,7 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
             reader = nil
             watch?.cancel()
             watch = nil
+            udev = nil
             return true
         }
         if first { outlet.finish() }
@@ -74,7 +93,7 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
     // MARK: - Finding the sensor (on `queue`)
 
     private func locate() {
-        guard !shutDown else { return }
+        guard !shutDown, let udev else { return }
         let candidates = KindDiscovery.candidates(for: kind, udev: udev)
         guard let chosen = candidates.first(where: { $0.plan != nil }) else {
             if current != nil {

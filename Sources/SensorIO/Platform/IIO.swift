@@ -333,7 +333,13 @@ final class SysfsAttributeFile {
         self.path = path
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit { closeFile() }
+
+    /// Closes the file; the next read opens it again.
+    func closeFile() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
 
     /// The attribute's value (or the text that is not a number).
     func readNumber() throws(IIOError) -> IIOChannel.Number {

@@ -10,6 +10,7 @@ import Testing
 /// A source that only says it is there: the tests hand the hub the events themselves.
 private final class SilentSource: AccelerometerSource, @unchecked Sendable {
     let outlet = SensorEventOutlet()
+    func start() {}
     func startSampling() {}
     func stopSampling() {}
     func shutdown() {}

@@ -85,7 +85,7 @@ struct DetectionStageTests {
         var rested: DetectionStage.Detection?
         while rested == nil, time < 5 {
             let detection = stage.observe(.sample(SensorSample(time: time, reading: upright)))
-            if detection.pace == .rest { rested = detection }
+            if detection.readRate == .motionEvents { rested = detection }
             time += 0.04
         }
         let rest = try #require(rested)
@@ -106,7 +106,7 @@ struct DetectionStageTests {
         #expect(stage.restsOnMotionEvents)
         readPace.restsOnMotionEvents = false
         let after = stage.observe(.sample(SensorSample(time: turn + 7, reading: Vector3(9.81, 0, 0))))
-        #expect(after.pace == .rest)
+        #expect(after.readRate == .rest(hertz: SamplingPace.Settings().restRate))
         #expect(after.change == nil)
         #expect(!stage.restsOnMotionEvents)
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
@@ -123,19 +123,20 @@ struct DetectionStageTests {
         let stage = DetectionStage(
             configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
         let upright = Vector3(0, -9.81, 0)
-        func paces(from start: Double, seconds: Double = 2) -> [SamplingPace.Pace] {
+        let rest = DetectionStage.ReadRate.rest(hertz: SamplingPace.Settings().restRate)
+        func paces(from start: Double, seconds: Double = 2) -> [DetectionStage.ReadRate] {
             stride(from: start, to: start + seconds, by: 0.04).compactMap {
-                stage.observe(.sample(SensorSample(time: $0, reading: upright))).pace
+                stage.observe(.sample(SensorSample(time: $0, reading: upright))).readRate
             }
         }
-        #expect(paces(from: 0) == [.rest])
+        #expect(paces(from: 0) == [rest])
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
-        #expect(stage.holdFast(true), "it was slow")
+        #expect(stage.holdFast(true) == .sampling, "it was slow")
         #expect(readPace.interval == nil)
         #expect(paces(from: 2) == [], "no rest while held")
-        #expect(!stage.holdFast(true), "already held")
+        #expect(stage.holdFast(true) == nil, "already held")
         stage.holdFast(false)
-        #expect(paces(from: 4) == [.rest])
+        #expect(paces(from: 4) == [rest])
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
     }
 }
