@@ -162,7 +162,7 @@ bench: test-deps release-static
 	$(SWIFT) build -c release --product orientd-bench
 	$(SWIFT) build -c release --product orientd
 	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --markdown docs/benchmarks.md
-	ORIENTD=$(CURDIR)/.build/release/orientd umockdev-wrapper /usr/bin/python3 bench/compare.py
+	ORIENTD=$(CURDIR)/.build/release/orientd umockdev-wrapper /usr/bin/python3 -m bench
 
 # The self-contained build: the Swift runtime, Foundation and the packages linked statically, so the
 # binaries need only the distribution's libraries (libiio, libudev, libc, libstdc++). Its own build

@@ -1,26 +1,24 @@
 """Ambient light and proximity, orientd against iio-sensor-proxy, measured in one run: the reaction
 of a claiming D-Bus client to a step, and what each daemon costs at rest with the accelerometer and
 the light claimed, beside a floor. Writes its section of docs/benchmarks.md (marker
-kinds-benchmark); `python3 bench/compare.py kinds` runs this section alone, `make bench` runs it
+kinds-benchmark); `python3 -m bench kinds` runs this section alone, `make bench` runs it
 after the others.
 
-Run under umockdev-wrapper, as compare.py is: each daemon reads a umockdev testbed of its own."""
-import ctypes
+Run under umockdev-wrapper, as every section is: each daemon reads a umockdev testbed of its own."""
 import os
 import random
 import shutil
-import struct
 import subprocess
 import tempfile
-import threading
 import time
 
-import compare
-from compare import context_switches, cpu_seconds, log, percentile, thread_names
-from peer import SERVERS
-from sensorproxy import INTERFACE, NAME, PATH, PrivateSystemBus
-from testbed import Testbed
-from gi.repository import Gio, GLib  # noqa: E402 (testbed and sensorproxy choose the versions)
+from bench.common import (
+    HERE, ORIENTD, IN_ACCESS, percentile, log, load, cost_since, machine, peer_version, mark, write_section,
+    real_path, AccessLog, Claimant,
+)
+from bench.peer import SERVERS
+from sensorproxy import PrivateSystemBus  # noqa: E402 (bench.common put Tests/integration on the path)
+from testbed import Testbed  # noqa: E402
 
 DAEMONS = ("orientd", "iio-sensor-proxy")
 STEPS = 40  # per kind and daemon
@@ -28,7 +26,6 @@ REST = 60  # seconds of rest measured for the CPU time and wake-ups
 LIGHT = ("100", "400")  # lux, in_illuminance_input
 PROXIMITY = ("0", "200")  # in_proximity_raw, either side of the near level
 NEAR_LEVEL = "100"
-IN_ACCESS = 0x1
 
 
 # ---------------------------------------------------------------- the simulated device
@@ -48,114 +45,7 @@ def add_device(bed):
     return dict(accel=accel, light=light, prox=prox)
 
 
-def real_path(bed, syspath, attribute):
-    return os.path.join(bed.root, syspath.lstrip("/"), attribute)
-
-
-class AccessLog:
-    """Every read(2) of the given files, by any process, timestamped (inotify IN_ACCESS): how often
-    a daemon reads each attribute, measured rather than taken from its source."""
-
-    def __init__(self, paths):
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        if self.fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1")
-        self.labels, self.times = {}, {label: [] for label in paths}
-        for label, path in paths.items():
-            wd = self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS)
-            if wd < 0:
-                raise OSError(ctypes.get_errno(), f"inotify_add_watch {path}")
-            self.labels[wd] = label
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        import select
-        while not self.stopping:
-            if not select.select([self.fd], [], [], 0.2)[0]:
-                continue
-            data = os.read(self.fd, 65536)
-            now = time.monotonic()
-            offset = 0
-            while offset < len(data):
-                wd, mask, _, length = struct.unpack_from("iIII", data, offset)
-                offset += 16 + length
-                if mask & IN_ACCESS and wd in self.labels:
-                    self.times[self.labels[wd]].append(now)
-
-    def mark(self):
-        return {label: len(times) for label, times in self.times.items()}
-
-    def interval(self, label, since=None):
-        """The median time between two reads of the file (since a `mark()`), or None."""
-        times = self.times[label][(since or {}).get(label, 0):]
-        gaps = [b - a for a, b in zip(times, times[1:])]
-        return percentile(gaps, 50) if gaps else None
-
-    def close(self):
-        self.stopping = True
-        self.thread.join()
-        os.close(self.fd)
-
-
 # ---------------------------------------------------------------- one daemon and its claimant
-
-class Claimant:
-    """A net.hadess.SensorProxy client on its own connection to the private bus. Its
-    PropertiesChanged signals are timestamped (CLOCK_MONOTONIC) as they are dispatched, on a GLib
-    main loop of its own thread; the same client for both daemons."""
-
-    def __init__(self, bus):
-        self.changes = []
-        self.condition = threading.Condition()
-        self.context = GLib.MainContext.new()
-        self.context.push_thread_default()  # the signal is dispatched on this context's loop
-        try:
-            flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
-            self.connection = Gio.DBusConnection.new_for_address_sync(bus.address, flags, None, None)
-            self.connection.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", PATH, None,
-                                             Gio.DBusSignalFlags.NONE, self._changed)
-        finally:
-            self.context.pop_thread_default()
-        self.loop = GLib.MainLoop.new(self.context, False)
-        self.thread = threading.Thread(target=self.loop.run, daemon=True)
-        self.thread.start()
-
-    def _changed(self, connection, sender, path, interface, signal, parameters):
-        when = time.monotonic()
-        _, changed, _ = parameters.unpack()
-        with self.condition:
-            self.changes.append((when, changed))
-            self.condition.notify_all()
-
-    def call(self, member, timeout=10):
-        return self.connection.call_sync(NAME, PATH, INTERFACE, member, None, None, Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
-
-    def get(self, prop):
-        reply = self.connection.call_sync(NAME, PATH, "org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", (INTERFACE, prop)),
-                                          None, Gio.DBusCallFlags.NONE, 2000, None)
-        return reply.unpack()[0]
-
-    def wait(self, predicate, since, timeout):
-        """The time of the first signal from index `since` on whose changed properties satisfy
-        `predicate`; None after `timeout` seconds."""
-        deadline = time.monotonic() + timeout
-        with self.condition:
-            while True:
-                for when, changed in self.changes[since:]:
-                    if predicate(changed):
-                        return when
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self.condition.wait(remaining)
-
-    def close(self):
-        self.loop.quit()
-        self.thread.join()
-        self.connection.close_sync(None)
 
 
 class Served:
@@ -253,34 +143,6 @@ def reaction(server, seed):
 
 # ---------------------------------------------------------------- cost at rest
 
-def process_runtime(pid):
-    """The process's CPU-time clock (clock_getcpuclockid): the scheduler's runtime of all its
-    threads, those that have ended included, in nanoseconds (the per-thread files lose a thread's
-    time when it ends, and the daemons' thread pools start and end threads)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    clock = ctypes.c_int()
-    error = libc.clock_getcpuclockid(pid, ctypes.byref(clock))
-    if error:
-        raise OSError(error, f"clock_getcpuclockid {pid}")
-    return time.clock_gettime(clock.value)
-
-
-def load(pid):
-    return dict(cpu=cpu_seconds(pid), runtime=process_runtime(pid), switches=context_switches(pid), wall=time.monotonic())
-
-
-def cost_since(pid, before):
-    after = load(pid)
-    wall = after["wall"] - before["wall"]
-    names = thread_names(pid)
-    by_thread = {}
-    # A thread started meanwhile counts with all its switches; one that ended takes its own away.
-    for task, count in after["switches"].items():
-        name = names.get(task, "?")
-        by_thread[name] = by_thread.get(name, 0) + (count - before["switches"].get(task, 0)) / wall
-    return dict(cpu_per_minute=(after["cpu"] - before["cpu"]) * 60 / wall, runtime_per_minute=(after["runtime"] - before["runtime"]) * 60 / wall,
-                wakeups=sum(by_thread.values()), by_thread=by_thread)
-
 
 def rest_cost():
     """Both daemons at once, each on its own bus and testbed, the accelerometer and the light
@@ -318,7 +180,7 @@ def floor_cost(intervals):
         return {}
     work = tempfile.mkdtemp(prefix="bench-kinds-floor-")
     binary = os.path.join(work, "poll")
-    if subprocess.run([swiftc, "-O", os.path.join(compare.HERE, "floor", "poll.swift"), "-o", binary],
+    if subprocess.run([swiftc, "-O", os.path.join(HERE, "floor", "poll.swift"), "-o", binary],
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
         return {}
     running = {}
@@ -371,10 +233,10 @@ def kinds_section():
     reactions, rest, floors = measure()
     o, p = reactions["orientd"], reactions["iio-sensor-proxy"]
     lines = ["<!-- kinds-benchmark:begin -->", "",
-             f"Measured {time.strftime('%Y-%m-%d')} on {compare.machine()}; iio-sensor-proxy {compare.peer_version()} (Debian), "
+             f"Measured {time.strftime('%Y-%m-%d')} on {machine()}; iio-sensor-proxy {peer_version()} (Debian), "
              f"orientd release build. This section took {time.monotonic() - started:.0f} s.", "",
              "```sh", "make bench                                                   # runs it after the sections above, or alone:",
-             "ORIENTD=$PWD/.build/release/orientd umockdev-wrapper /usr/bin/python3 bench/compare.py kinds", "```", "",
+             "ORIENTD=$PWD/.build/release/orientd umockdev-wrapper /usr/bin/python3 -m bench kinds", "```", "",
              "Each daemon serves net.hadess.SensorProxy on a private D-Bus system bus, under umockdev, from the same simulated "
              "device: an accelerometer, a polled light sensor (`in_illuminance_input`, no `integration_time`, so each daemon "
              "polls at its own default) and a proximity sensor (`in_proximity_raw`, `in_proximity_nearlevel` "
@@ -445,4 +307,4 @@ def kinds_section():
         f"{server}: " + ", ".join(f"{name} {rate:.1f}/s" for name, rate in sorted(rest[server]["by_thread"].items(), key=lambda item: -item[1])
                                   if rate >= 0.05) for server in DAEMONS) + "."]
     lines += ["", "<!-- kinds-benchmark:end -->"]
-    compare.write_section("kinds-benchmark", "Light and proximity against iio-sensor-proxy", "\n".join(lines))
+    write_section("kinds-benchmark", "Light and proximity against iio-sensor-proxy", "\n".join(lines))

@@ -1,7 +1,7 @@
 """A net.hadess.SensorProxy server as it runs on a device: iio-sensor-proxy, or orientd serving the
 same interface, under umockdev on a private D-Bus system bus, reading a simulated accelerometer whose
 sysfs values follow a trace in real time. AccelerometerOrientation changes are recorded through
-ClaimAccelerometer by the same Gio client for both."""
+ClaimAccelerometer by the same Gio client for both. Shared by the sections, like bench/common.py."""
 import json
 import os
 import shutil
@@ -11,14 +11,14 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "integration"))
-from sensorproxy import PrivateSystemBus  # noqa: E402 (it and testbed choose the GI versions)
+from bench.common import ORIENTD
+from sensorproxy import PrivateSystemBus  # noqa: E402 (bench.common put Tests/integration on the path)
 from testbed import Testbed  # noqa: E402
 from gi.repository import Gio, GLib  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 def orientd_server(*options):
-    return lambda: [os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd")), "serve",
+    return lambda: [ORIENTD, "serve",
                     "--socket", os.path.join(tempfile.mkdtemp(prefix="peer-orientd-"), "o.sock"), "--config", "/dev/null",
                     "--dbus", "on", "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", *options, "--log-level", "warning"]
 

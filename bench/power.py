@@ -1,6 +1,6 @@
 """Power (issue 29): orientd's adaptive pacing against its fixed rate and iio-sensor-proxy, measured
 in one run on the same simulated device under umockdev. Writes its section of docs/benchmarks.md
-(marker power-benchmark); `python3 bench/compare.py power` runs this section alone, `make bench`
+(marker power-benchmark); `python3 -m bench power` runs this section alone, `make bench`
 runs it after the others.
 
 1. Rest: every mode at once, each on a testbed (and private system bus) of its own, one client
@@ -12,9 +12,9 @@ runs it after the others.
    Tests/Fixtures/corpus/score.py.
 4. The trade-off over rest rates (1, 1.5, 1.9, 4 Hz, fixed).
 
-Each measurement of 2 and 3 runs in a process of its own (`power.py steps MODE`, `power.py play
-TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
-interpreter. Run under umockdev-wrapper, as compare.py is."""
+Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.power steps MODE`,
+`python3 -m bench.power play TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
+interpreter. Run under umockdev-wrapper, as every section is."""
 import json
 import os
 import random
@@ -29,18 +29,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Tests", "integration"))
-
-import compare  # noqa: E402
-from compare import CORPUS, ROOT, log, percentile, thread_names  # noqa: E402
-from kinds import AccessLog, Claimant, cost_since, load, real_path  # noqa: E402
-from sensorproxy import PrivateSystemBus  # noqa: E402
+from bench.common import (
+    ROOT, CORPUS, ORIENTD, IN_ACCESS, percentile, log, thread_names, load, cost_since, machine, peer_version, mark,
+    write_section, real_path, AccessLog, Claimant,
+)
+from sensorproxy import PrivateSystemBus  # noqa: E402 (bench.common put Tests/integration on the path)
 from testbed import Testbed, motion_event  # noqa: E402
 from gi.repository import GLib  # noqa: E402 (testbed and sensorproxy choose the versions)
 
-ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd"))
 PUBLIC = os.path.join(CORPUS, "public")
 SCALE = 0.00981  # m/s² per count in in_accel_scale: 1000 counts per g
 REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWER_REST: shorter, to try the bench)
@@ -156,7 +152,7 @@ class SocketClient:
 
 
 class DBusClient(Claimant):
-    """kinds.py's Claimant, the AccelerometerOrientation changes kept as (time, name)."""
+    """bench.common's Claimant, the AccelerometerOrientation changes kept as (time, name)."""
 
     @property
     def orientations(self):
@@ -376,7 +372,7 @@ def rest(keys, seconds=REST):
 
 def step_series(key, seed):
     """In this process: the mode's daemon on a Device; STEPS steps after today's pauses (0.2-0.6 s,
-    compare.py's end_to_end), then STEPS steps after pauses long enough to rest (1.5 s, plus up to
+    bench/comparison.py's end_to_end), then STEPS steps after pauses long enough to rest (1.5 s, plus up to
     2 s drawn uniformly, so the step falls at an all but uniformly random phase of the rest poll).
     Per protocol: the reactions (s), and for orientd on the socket the rate in force before each
     step."""
@@ -425,11 +421,11 @@ def step_series(key, seed):
 
 
 def run_job(*args):
-    """`power.py ARGS…` in a process of its own under umockdev-wrapper; its one JSON line."""
-    result = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", os.path.abspath(__file__), *args], capture_output=True, text=True,
-                            env=dict(os.environ, ORIENTD=ORIENTD))
+    """`python3 -m bench.power ARGS…` in a process of its own under umockdev-wrapper; its one JSON line."""
+    result = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", "-m", "bench.power", *args], capture_output=True,
+                            text=True, cwd=ROOT, env=dict(os.environ, ORIENTD=ORIENTD))
     if result.returncode != 0:
-        raise RuntimeError(f"power.py {' '.join(args)}: {result.stderr[-800:]}")
+        raise RuntimeError(f"bench.power {' '.join(args)}: {result.stderr[-800:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -607,7 +603,7 @@ def measure():
     """Every part; the raw figures are kept in RAW after each (`power.py rewrite` writes the section
     from them again)."""
     peer = "iio-sensor-proxy"
-    m = dict(timings={}, commit=commit(), date=time.strftime("%Y-%m-%d"), machine=compare.machine(), peer_version=compare.peer_version())
+    m = dict(timings={}, commit=commit(), date=time.strftime("%Y-%m-%d"), machine=machine(), peer_version=peer_version())
     started = time.monotonic()
 
     def part(name, what, function, *args):
@@ -671,7 +667,7 @@ def section(m):
              + ", ".join(f"{100 * share:.0f} %" for share in m["busy"].values()) + " of the time in these parts (everything on "
              "it, this benchmark's own processes included).", "",
              "```sh", "make bench                                                   # runs it after the sections above, or alone:",
-             "ORIENTD=$PWD/.build/release/orientd umockdev-wrapper /usr/bin/python3 bench/compare.py power", "```", "",
+             "ORIENTD=$PWD/.build/release/orientd umockdev-wrapper /usr/bin/python3 -m bench power", "```", "",
              "Issue 29's benchmark. Every mode runs on the same simulated device, a umockdev testbed of its own: an IIO "
              f"accelerometer at 1000 counts per g (`in_accel_scale` {SCALE}) without `sampling_frequency`, so each daemon polls at "
              "its own rate (orientd `--acquisition poll --rate 25`, iio-sensor-proxy every 700 ms), with the udev properties "
@@ -824,7 +820,7 @@ def section(m):
 
 
 def power_section():
-    compare.write_section("power-benchmark", "Power: adaptive pacing against the fixed rate and iio-sensor-proxy", section(measure()))
+    write_section("power-benchmark", "Power: adaptive pacing against the fixed rate and iio-sensor-proxy", section(measure()))
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["play"]:
@@ -838,5 +834,5 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["section"]:
     power_section()
 elif __name__ == "__main__" and sys.argv[1:2] == ["rewrite"]:
     # The section again from the raw figures of the last run (no measuring).
-    compare.write_section("power-benchmark", "Power: adaptive pacing against the fixed rate and iio-sensor-proxy",
+    write_section("power-benchmark", "Power: adaptive pacing against the fixed rate and iio-sensor-proxy",
                           section(json.load(open(RAW))))

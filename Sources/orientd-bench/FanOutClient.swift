@@ -11,7 +11,7 @@ import SensorCore
 import Synchronization
 
 /// `orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]`: the client side of the
-/// fan-out benchmark (bench/compare.py drives the daemon and this process).
+/// fan-out benchmark (bench/comparison.py drives the daemon and this process).
 ///
 /// It opens COUNT connections subscribed to `device` (and with `--stalled` one more that subscribes
 /// to everything and never reads), prints `ready`, then for every pose name read from standard

@@ -5,7 +5,7 @@ import OrientationProtocol
 import SensorCore
 
 /// `orientd-bench floor-server SOCKET`: the least a fan-out can cost on this machine, measured by
-/// the same client and cases as the daemon (bench/compare.py), so the daemon's figures can be read
+/// the same client and cases as the daemon (bench/comparison.py), so the daemon's figures can be read
 /// against it.
 ///
 /// One thread on one epoll. It accepts connections on SOCKET, sends each a hello line, answers each

@@ -1,11 +1,10 @@
-"""orientd against iio-sensor-proxy, measured in one run (make bench). Writes its section of
+"""The comparison section: orientd against iio-sensor-proxy, measured in one run (make bench). Writes its section of
 docs/benchmarks.md; every number comes from this run on this machine.
 
 Run under umockdev-wrapper (make bench does): the simulated sysfs and udev of both daemons are
 umockdev testbeds, and uevents need the preload in this process too."""
 import json
 import os
-import platform
 import resource
 import select
 import shutil
@@ -18,27 +17,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "Tests", "integration"))
-CORPUS = os.path.join(ROOT, "Tests", "Fixtures", "corpus")
-ORIENTD = os.environ.get("ORIENTD", os.path.join(ROOT, ".build", "release", "orientd"))
-BENCH = os.environ.get("ORIENTD_BENCH", os.path.join(ROOT, ".build", "release", "orientd-bench"))
-G = 9.81
-
-
-def percentile(values, p):
-    values = sorted(values)
-    if not values:
-        return float("nan")
-    k = (len(values) - 1) * p / 100
-    low, high = int(k), min(int(k) + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (k - low)
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
+from bench.common import (
+    HERE, ROOT, CORPUS, ORIENTD, BENCH, G, percentile, log, read_messages, connect, cpu_seconds, rss_kib,
+    context_switches, cpu_seconds_by_thread, thread_role, thread_names, load, machine, peer_version, mark,
+    write_section,
+)
 
 
 # ---------------------------------------------------------------- 1. detection quality
@@ -96,81 +79,6 @@ def detection_quality():
 
 # ---------------------------------------------------------------- helpers for the live daemon
 
-def read_messages(sock, buffer, timeout):
-    """Complete JSON lines available within `timeout` (a dict of the socket's partial bytes is kept)."""
-    ready, _, _ = select.select([sock], [], [], timeout)
-    if not ready:
-        return []
-    chunk = sock.recv(1 << 20)
-    if not chunk:
-        raise EOFError
-    buffer[sock] = buffer.get(sock, b"") + chunk
-    *lines, buffer[sock] = buffer[sock].split(b"\n")
-    return [json.loads(line) for line in lines if line]
-
-
-def connect(path):
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(path)
-    return sock
-
-
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kib(pid, key="VmRSS"):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
-
-
-def context_switches(pid):
-    """Context switches per thread id (voluntary + involuntary); a thread that exits takes its count
-    with it, so callers compare only threads present in both snapshots."""
-    counts = {}
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            counts[task] = sum(int(line.split()[1]) for line in open(f"/proc/{pid}/task/{task}/status") if "ctxt_switches" in line)
-        except OSError:
-            pass
-    return counts
-
-
-def cpu_seconds_by_thread(pid):
-    """CPU seconds per thread id, with the thread's name: the scheduler's `se.sum_exec_runtime`
-    (nanosecond resolution) where /proc/PID/task/TID/sched exists, else user + system ticks
-    (10 ms resolution). Threads that exit take theirs with them, so callers compare only
-    threads present in both snapshots."""
-    out = {}
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            text = open(f"/proc/{pid}/task/{task}/stat").read()
-            sched = open(f"/proc/{pid}/task/{task}/sched").read() if os.path.exists(f"/proc/{pid}/task/{task}/sched") else ""
-        except OSError:
-            continue
-        name = text[text.index("(") + 1:text.rindex(")")]
-        runtime = [line.split(":")[1] for line in sched.splitlines() if line.startswith("se.sum_exec_runtime")]
-        if runtime:
-            out[task] = (name, float(runtime[0]) / 1000)
-        else:
-            fields = text.rsplit(")", 1)[1].split()
-            out[task] = (name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
-    return out
-
-
-def thread_role(name):
-    """What a thread of orientd does, from the name it was given (or the runtime's default)."""
-    if name.startswith("orientd-poll"):
-        return "sensor poll thread (sysfs reads, detector)"
-    if name.startswith("NIO-"):
-        return "event loop (resolver, clients, silence checks)"
-    if "qos" in name:
-        return "libdispatch/Swift pool (udev monitor, signals)"
-    return "other"
-
 
 POSES = {"portrait": (0, -G, 0), "landscapeLeft": (-G, 0, 0)}
 
@@ -225,7 +133,7 @@ def dbus_steps(server, steps):
     """Step reaction through net.hadess.SensorProxy: the step written into the simulated sysfs, the
     time until the claiming client's PropertiesChanged names the new orientation."""
     import random
-    from peer import PeerRun
+    from bench.peer import PeerRun
     random.seed(2)
     run = PeerRun(server=server)
     reactions = []
@@ -473,16 +381,6 @@ def idle_wakeups(seconds=10):
     daemon.wait()
     bed.cleanup()
     return dict(total=sum(by_thread.values()), by_thread=by_thread, sampling=sampling)
-
-
-def thread_names(pid):
-    names = {}
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            names[task] = open(f"/proc/{pid}/task/{task}/comm").read().strip()
-        except OSError:
-            pass
-    return names
 
 
 def memory(hours_samples=360_000, connects=10_000):
@@ -741,19 +639,6 @@ if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "fanout":
 
 # ---------------------------------------------------------------- report
 
-def machine():
-    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
-    return f"{model}, {os.cpu_count()} cores, Linux {platform.release()}"
-
-
-def peer_version():
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "iio-sensor-proxy"], capture_output=True, text=True).stdout
-    return out or "?"
-
-
-def mark(ok):
-    return "met" if ok else "**missed**"
-
 
 def report():
     started = time.monotonic()
@@ -940,34 +825,3 @@ def report():
               f"median {ready_median:.0f} ms (10 runs, stdin mock sensor). Target ≤ 150 ms — {mark(ready_median <= 150)}.", "",
               "<!-- comparison-benchmark:end -->"]
     write_section("comparison-benchmark", "orientd against iio-sensor-proxy", "\n".join(lines))
-
-
-def write_section(marker, heading, section):
-    """Replaces the text between `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` in
-    docs/benchmarks.md (`section` includes both), or appends it under `heading`."""
-    path = os.path.join(ROOT, "docs", "benchmarks.md")
-    text = open(path).read()
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
-    if begin in text:
-        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip() + f"\n\n## {heading}\n\n" + section + "\n"
-    open(path, "w").write(text)
-    print(section)
-
-
-if __name__ == "__main__" and len(sys.argv) == 1:
-    report()
-    convertibles_section()
-    import kinds  # light and proximity (bench/kinds.py)
-    kinds.kinds_section()
-    import power  # adaptive pacing (bench/power.py)
-    power.power_section()
-elif __name__ == "__main__" and sys.argv[1:] == ["convertibles"]:
-    convertibles_section()
-elif __name__ == "__main__" and sys.argv[1:] == ["kinds"]:
-    import kinds
-    kinds.kinds_section()
-elif __name__ == "__main__" and sys.argv[1:] == ["power"]:
-    import power
-    power.power_section()
