@@ -61,9 +61,9 @@ def detection_quality():
         name, server, out = job
         meta = json.load(open(os.path.join(CORPUS, "public", f"{name}.meta.json")))
         matrix = meta["mount_matrix_hwdb"] if meta["frame"] == "sensor" else ""
-        result = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", os.path.join(HERE, "peer.py"),
+        result = subprocess.run(["umockdev-wrapper", "/usr/bin/python3", "-m", "bench.peer",
                                  os.path.join(CORPUS, "public", f"{name}.csv"), matrix, server], capture_output=True, text=True,
-                                env=dict(os.environ, ORIENTD=ORIENTD))
+                                cwd=ROOT, env=dict(os.environ, ORIENTD=ORIENTD))
         if result.returncode != 0:
             raise RuntimeError(f"{server} on {name}: {result.stderr[-500:]}")
         open(os.path.join(out, f"{name}.events.jsonl"), "w").write(result.stdout)
@@ -610,33 +610,6 @@ def startup(runs=10):
     return results
 
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "parts":
-    print("e2e", [round(percentile(v, 50), 4) for v in end_to_end(steps=10)])
-    print("fanout", {k: round(percentile(sum(v, []), 99) * 1000, 3) for k, v in fan_out(counts=(1, 100), changes=5)[0].items()})
-    print("fanout floor", {k: round(percentile(sum(v, []), 99) * 1000, 3) for k, v in fan_out(counts=(100,), changes=5, server="floor")[0].items()})
-    print("cost", cost(seconds=5))
-    print("idle wakeups", idle_wakeups(seconds=3))
-    print("memory", memory(hours_samples=36_000, connects=1000))
-    print("startup", startup(runs=3))
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "cost":
-    print(json.dumps(cost(seconds=20), indent=1))
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "quality":
-    ours, peer, ours_upright, ours_dbus = detection_quality()
-    print(json.dumps({"orientd": ours["OVERALL"], "orientd_upright": ours_upright["OVERALL"], "orientd_dbus": ours_dbus["OVERALL"],
-                      "peer": peer["OVERALL"]}, indent=1))
-
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "fanout":
-    for server, counts in (("orientd", (1, 100, 1000)), ("floor", (1000,))):
-        fan, cycles, cpu = fan_out(counts=counts, changes=10, server=server)
-        print(server, "churn cycles", cycles)
-        for key, changes in fan.items():
-            values = sum(changes, [])
-            print(server, key, "p50 %.3f ms p99 %.3f ms n=%d, CPU %.2f µs per change and client"
-                  % (percentile(values, 50) * 1000, percentile(values, 99) * 1000, len(values), cpu[key] * 1e6))
-
-
 # ---------------------------------------------------------------- report
 
 
@@ -825,3 +798,31 @@ def report():
               f"median {ready_median:.0f} ms (10 runs, stdin mock sensor). Target ≤ 150 ms — {mark(ready_median <= 150)}.", "",
               "<!-- comparison-benchmark:end -->"]
     write_section("comparison-benchmark", "orientd against iio-sensor-proxy", "\n".join(lines))
+
+
+# `python3 -m bench.comparison parts|cost|quality|fanout`: one part of the comparison, quickly.
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "parts":
+    print("e2e", [round(percentile(v, 50), 4) for v in end_to_end(steps=10)])
+    print("fanout", {k: round(percentile(sum(v, []), 99) * 1000, 3) for k, v in fan_out(counts=(1, 100), changes=5)[0].items()})
+    print("fanout floor", {k: round(percentile(sum(v, []), 99) * 1000, 3) for k, v in fan_out(counts=(100,), changes=5, server="floor")[0].items()})
+    print("cost", cost(seconds=5))
+    print("idle wakeups", idle_wakeups(seconds=3))
+    print("memory", memory(hours_samples=36_000, connects=1000))
+    print("startup", startup(runs=3))
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "cost":
+    print(json.dumps(cost(seconds=20), indent=1))
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "quality":
+    ours, peer, ours_upright, ours_dbus = detection_quality()
+    print(json.dumps({"orientd": ours["OVERALL"], "orientd_upright": ours_upright["OVERALL"], "orientd_dbus": ours_dbus["OVERALL"],
+                      "peer": peer["OVERALL"]}, indent=1))
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "fanout":
+    for server, counts in (("orientd", (1, 100, 1000)), ("floor", (1000,))):
+        fan, cycles, cpu = fan_out(counts=counts, changes=10, server=server)
+        print(server, "churn cycles", cycles)
+        for key, changes in fan.items():
+            values = sum(changes, [])
+            print(server, key, "p50 %.3f ms p99 %.3f ms n=%d, CPU %.2f µs per change and client"
+                  % (percentile(values, 50) * 1000, percentile(values, 99) * 1000, len(values), cpu[key] * 1e6))
