@@ -5,139 +5,185 @@
 #include <stddef.h>
 #include <string.h>
 
-#define SENSOR_PROXY_PATH "/net/hadess/SensorProxy"
-#define SENSOR_PROXY_INTERFACE "net.hadess.SensorProxy"
-#define COMPASS_PATH "/net/hadess/SensorProxy/Compass"
-#define COMPASS_INTERFACE "net.hadess.SensorProxy.Compass"
+#include <stdlib.h>
 
-/* The values the interface defines; properties point at these, never at a caller's memory. */
-static const char *const orientations[] = { "undefined", "normal", "bottom-up", "left-up", "right-up" };
-static const char *const tilts[] = { "undefined", "vertical", "tilted-up", "tilted-down", "face-up", "face-down" };
+struct orientd_sp_object {
+    int object_count, property_count, method_count;
+    orientd_sp_object_spec *objects;
+    orientd_sp_property_spec *properties;
+    orientd_sp_method_spec *methods;
+    orientd_sp_value *values;
+    sd_bus_vtable **vtables; /* one per object */
+    orientd_sp_method_handler handler;
+    void *context;
+};
 
-static const char *known(const char *const *values, size_t count, const char *value) {
-    for (size_t i = 0; i < count; i++)
-        if (value != NULL && strcmp(values[i], value) == 0) return values[i];
+static char *copy(const char *text) {
+    return text == NULL ? NULL : strdup(text);
+}
+
+/* The index of the property `name` of `interface`, or -1. */
+static int property_index(const orientd_sp_object *object, const char *interface, const char *name) {
+    for (int i = 0; i < object->property_count; i++) {
+        const orientd_sp_property_spec *p = &object->properties[i];
+        if (strcmp(p->name, name) == 0 && strcmp(object->objects[p->object].interface, interface) == 0) return i;
+    }
+    return -1;
+}
+
+static int append_value(sd_bus_message *m, char type, orientd_sp_value value) {
+    switch (type) {
+    case 'b': return sd_bus_message_append(m, "b", value.boolean != 0);
+    case 's': return sd_bus_message_append(m, "s", value.string != NULL ? value.string : "");
+    case 'd': return sd_bus_message_append(m, "d", value.number);
+    default: return -EINVAL;
+    }
+}
+
+static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property, sd_bus_message *reply,
+                        void *userdata, sd_bus_error *error) {
+    (void)bus;
+    (void)path;
+    (void)error;
+    const orientd_sp_object *object = userdata;
+    int i = property_index(object, interface, property);
+    if (i < 0) return -ENOENT;
+    return append_value(reply, object->properties[i].type, object->values[i]);
+}
+
+static int call_method(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+    (void)error;
+    orientd_sp_object *object = userdata;
+    const char *member = sd_bus_message_get_member(call), *interface = sd_bus_message_get_interface(call);
+    for (int i = 0; member != NULL && interface != NULL && i < object->method_count; i++) {
+        const orientd_sp_method_spec *method = &object->methods[i];
+        if (strcmp(method->name, member) == 0 && strcmp(object->objects[method->object].interface, interface) == 0)
+            return object->handler != NULL ? object->handler(call, i, object->context) : -ENOSYS;
+    }
+    return -ENOENT;
+}
+
+static const char *signature(char type) {
+    switch (type) {
+    case 'b': return "b";
+    case 's': return "s";
+    default: return "d";
+    }
+}
+
+void orientd_sp_object_free(orientd_sp_object *object) {
+    if (object == NULL) return;
+    for (int i = 0; object->objects != NULL && i < object->object_count; i++) {
+        free((char *)object->objects[i].path);
+        free((char *)object->objects[i].interface);
+        if (object->vtables != NULL) free(object->vtables[i]);
+    }
+    for (int i = 0; object->properties != NULL && i < object->property_count; i++) free((char *)object->properties[i].name);
+    for (int i = 0; object->methods != NULL && i < object->method_count; i++) free((char *)object->methods[i].name);
+    free(object->objects);
+    free(object->properties);
+    free(object->methods);
+    free(object->values);
+    free(object->vtables);
+    free(object);
+}
+
+orientd_sp_object *orientd_sp_object_new(const orientd_sp_object_spec *objects, int object_count,
+                                          const orientd_sp_property_spec *properties, int property_count,
+                                          const orientd_sp_method_spec *methods, int method_count,
+                                          orientd_sp_method_handler handler, void *context) {
+    orientd_sp_object *object = calloc(1, sizeof *object);
+    if (object == NULL) return NULL;
+    object->object_count = object_count;
+    object->property_count = property_count;
+    object->method_count = method_count;
+    object->handler = handler;
+    object->context = context;
+    object->objects = calloc((size_t)object_count, sizeof *object->objects);
+    object->properties = calloc((size_t)property_count, sizeof *object->properties);
+    object->methods = calloc((size_t)method_count, sizeof *object->methods);
+    object->values = calloc((size_t)property_count, sizeof *object->values);
+    object->vtables = calloc((size_t)object_count, sizeof *object->vtables);
+    if (object->objects == NULL || object->properties == NULL || object->methods == NULL || object->values == NULL ||
+        object->vtables == NULL) goto fail;
+    for (int i = 0; i < object_count; i++) {
+        object->objects[i].path = copy(objects[i].path);
+        object->objects[i].interface = copy(objects[i].interface);
+        if (object->objects[i].path == NULL || object->objects[i].interface == NULL) goto fail;
+    }
+    for (int i = 0; i < property_count; i++) {
+        object->properties[i] = properties[i];
+        object->properties[i].name = copy(properties[i].name);
+        if (object->properties[i].name == NULL || properties[i].object < 0 || properties[i].object >= object_count) goto fail;
+    }
+    for (int i = 0; i < method_count; i++) {
+        object->methods[i] = methods[i];
+        object->methods[i].name = copy(methods[i].name);
+        if (object->methods[i].name == NULL || methods[i].object < 0 || methods[i].object >= object_count) goto fail;
+    }
+    /* Each object's vtable: its properties, then its methods, in the table's order (iio-sensor-proxy
+       3.9's introspection order). */
+    for (int o = 0; o < object_count; o++) {
+        sd_bus_vtable *vtable = calloc((size_t)(property_count + method_count + 2), sizeof *vtable);
+        if (vtable == NULL) goto fail;
+        object->vtables[o] = vtable;
+        int n = 0;
+        vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_START(0);
+        for (int i = 0; i < property_count; i++)
+            if (object->properties[i].object == o)
+                vtable[n++] = (sd_bus_vtable)SD_BUS_PROPERTY(object->properties[i].name, signature(object->properties[i].type),
+                                                             get_property, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE);
+        for (int i = 0; i < method_count; i++)
+            if (object->methods[i].object == o)
+                vtable[n++] = (sd_bus_vtable)SD_BUS_METHOD(object->methods[i].name, "", "", call_method, SD_BUS_VTABLE_UNPRIVILEGED);
+        vtable[n++] = (sd_bus_vtable)SD_BUS_VTABLE_END;
+    }
+    return object;
+fail:
+    orientd_sp_object_free(object);
     return NULL;
 }
 
-void orientd_sp_object_init(orientd_sp_object *object, orientd_sp_method_handler handler, void *context) {
-    memset(object, 0, sizeof *object);
-    object->accelerometer_orientation = orientations[0];
-    object->accelerometer_tilt = tilts[0];
-    object->light_level_unit = "lux";
-    object->compass_heading = -1.0;
+void orientd_sp_object_set_handler(orientd_sp_object *object, orientd_sp_method_handler handler, void *context) {
     object->handler = handler;
     object->context = context;
 }
 
-int orientd_sp_set_values(orientd_sp_object *object, int has_accelerometer, const char *orientation, const char *tilt) {
-    const char *o = known(orientations, sizeof orientations / sizeof *orientations, orientation);
-    const char *t = known(tilts, sizeof tilts / sizeof *tilts, tilt);
-    if (o == NULL || t == NULL) return -EINVAL;
-    object->has_accelerometer = has_accelerometer != 0;
-    object->accelerometer_orientation = o;
-    object->accelerometer_tilt = t;
-    return 0;
+void orientd_sp_set_value(orientd_sp_object *object, int index, orientd_sp_value value) {
+    if (index >= 0 && index < object->property_count) object->values[index] = value;
 }
 
-static int dispatch(sd_bus_message *call, void *userdata, orientd_sp_method method) {
-    orientd_sp_object *object = userdata;
-    return object->handler(call, method, object->context);
-}
-
-#define METHOD_HANDLER(function, method) \
-    static int function(sd_bus_message *call, void *userdata, sd_bus_error *error) { \
-        (void)error; \
-        return dispatch(call, userdata, method); \
-    }
-METHOD_HANDLER(claim_accelerometer, ORIENTD_SP_CLAIM_ACCELEROMETER)
-METHOD_HANDLER(release_accelerometer, ORIENTD_SP_RELEASE_ACCELEROMETER)
-METHOD_HANDLER(claim_light, ORIENTD_SP_CLAIM_LIGHT)
-METHOD_HANDLER(release_light, ORIENTD_SP_RELEASE_LIGHT)
-METHOD_HANDLER(claim_proximity, ORIENTD_SP_CLAIM_PROXIMITY)
-METHOD_HANDLER(release_proximity, ORIENTD_SP_RELEASE_PROXIMITY)
-METHOD_HANDLER(claim_compass, ORIENTD_SP_CLAIM_COMPASS)
-METHOD_HANDLER(release_compass, ORIENTD_SP_RELEASE_COMPASS)
-
-#define PROPERTY(name, signature, field) \
-    SD_BUS_PROPERTY(name, signature, NULL, offsetof(orientd_sp_object, field), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
-#define CALL(name, handler) SD_BUS_METHOD(name, "", "", handler, SD_BUS_VTABLE_UNPRIVILEGED)
-
-/* The members and their order as iio-sensor-proxy 3.9's introspection data has them. */
-static const sd_bus_vtable sensor_proxy_vtable[] = {
-    SD_BUS_VTABLE_START(0),
-    PROPERTY("HasAccelerometer", "b", has_accelerometer),
-    PROPERTY("AccelerometerOrientation", "s", accelerometer_orientation),
-    PROPERTY("AccelerometerTilt", "s", accelerometer_tilt),
-    PROPERTY("HasAmbientLight", "b", has_ambient_light),
-    PROPERTY("LightLevelUnit", "s", light_level_unit),
-    PROPERTY("LightLevel", "d", light_level),
-    PROPERTY("HasProximity", "b", has_proximity),
-    PROPERTY("ProximityNear", "b", proximity_near),
-    CALL("ClaimAccelerometer", claim_accelerometer),
-    CALL("ReleaseAccelerometer", release_accelerometer),
-    CALL("ClaimLight", claim_light),
-    CALL("ReleaseLight", release_light),
-    CALL("ClaimProximity", claim_proximity),
-    CALL("ReleaseProximity", release_proximity),
-    SD_BUS_VTABLE_END,
-};
-
-static const sd_bus_vtable compass_vtable[] = {
-    SD_BUS_VTABLE_START(0),
-    PROPERTY("HasCompass", "b", has_compass),
-    PROPERTY("CompassHeading", "d", compass_heading),
-    CALL("ClaimCompass", claim_compass),
-    CALL("ReleaseCompass", release_compass),
-    SD_BUS_VTABLE_END,
-};
-
-int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot **main_slot, sd_bus_slot **compass_slot) {
-    int r = sd_bus_add_object_vtable(bus, main_slot, SENSOR_PROXY_PATH, SENSOR_PROXY_INTERFACE, sensor_proxy_vtable, object);
-    if (r < 0) return r;
-    r = sd_bus_add_object_vtable(bus, compass_slot, COMPASS_PATH, COMPASS_INTERFACE, compass_vtable, object);
-    if (r < 0) {
-        *main_slot = sd_bus_slot_unref(*main_slot);
-        return r;
+int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot **slots) {
+    for (int o = 0; o < object->object_count; o++) {
+        int r = sd_bus_add_object_vtable(bus, &slots[o], object->objects[o].path, object->objects[o].interface,
+                                         object->vtables[o], object);
+        if (r < 0) {
+            for (int k = 0; k < o; k++) slots[k] = sd_bus_slot_unref(slots[k]);
+            return r;
+        }
     }
     return 0;
 }
 
-void orientd_sp_set_other_values(orientd_sp_object *object, int has_light, int vendor_unit, double level, int has_proximity,
-                                 int near, int has_compass, double heading) {
-    object->has_ambient_light = has_light != 0;
-    object->light_level_unit = vendor_unit ? "vendor" : "lux";
-    object->light_level = level;
-    object->has_proximity = has_proximity != 0;
-    object->proximity_near = near != 0;
-    object->has_compass = has_compass != 0;
-    object->compass_heading = heading;
-}
-
-/* Appends {sv} for one boolean, string or double property when its bit is in `changed`. */
-#define APPEND_IF(bit, name, type, value) \
-    if ((changed & (bit)) && (r = sd_bus_message_append(m, "{sv}", name, type, value)) < 0) goto out;
-
-/* One PropertiesChanged of `interface` at `path` for `destination` alone, holding the properties of
- * `object` whose bits are in `changed`: those of the main object, or the compass's. */
-static int emit_properties(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed,
-                           const char *path, const char *interface) {
+/* One PropertiesChanged of object `o` for `destination` alone, holding its properties whose bits
+   are in `changed`. */
+static int emit_properties(sd_bus *bus, const orientd_sp_object *object, const char *destination, unsigned long changed, int o) {
     sd_bus_message *m = NULL;
-    int r = sd_bus_message_new_signal(bus, &m, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    int r = sd_bus_message_new_signal(bus, &m, object->objects[o].path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
     if (r < 0) return r;
     if ((r = sd_bus_message_set_destination(m, destination)) < 0) goto out;
-    if ((r = sd_bus_message_append(m, "s", interface)) < 0) goto out;
+    if ((r = sd_bus_message_append(m, "s", object->objects[o].interface)) < 0) goto out;
     if ((r = sd_bus_message_open_container(m, 'a', "{sv}")) < 0) goto out;
-    APPEND_IF(ORIENTD_SP_CHANGED_HAS_ACCELEROMETER, "HasAccelerometer", "b", object->has_accelerometer)
-    APPEND_IF(ORIENTD_SP_CHANGED_ORIENTATION, "AccelerometerOrientation", "s", object->accelerometer_orientation)
-    APPEND_IF(ORIENTD_SP_CHANGED_TILT, "AccelerometerTilt", "s", object->accelerometer_tilt)
-    APPEND_IF(ORIENTD_SP_CHANGED_HAS_AMBIENT_LIGHT, "HasAmbientLight", "b", object->has_ambient_light)
-    APPEND_IF(ORIENTD_SP_CHANGED_LIGHT_UNIT, "LightLevelUnit", "s", object->light_level_unit)
-    APPEND_IF(ORIENTD_SP_CHANGED_LIGHT_LEVEL, "LightLevel", "d", object->light_level)
-    APPEND_IF(ORIENTD_SP_CHANGED_HAS_PROXIMITY, "HasProximity", "b", object->has_proximity)
-    APPEND_IF(ORIENTD_SP_CHANGED_PROXIMITY_NEAR, "ProximityNear", "b", object->proximity_near)
-    APPEND_IF(ORIENTD_SP_CHANGED_HAS_COMPASS, "HasCompass", "b", object->has_compass)
-    APPEND_IF(ORIENTD_SP_CHANGED_COMPASS_HEADING, "CompassHeading", "d", object->compass_heading)
+    for (int i = 0; i < object->property_count; i++) {
+        const orientd_sp_property_spec *p = &object->properties[i];
+        if (p->object != o || !(changed & (1UL << i))) continue;
+        if ((r = sd_bus_message_open_container(m, 'e', "sv")) < 0) goto out;
+        if ((r = sd_bus_message_append(m, "s", p->name)) < 0) goto out;
+        if ((r = sd_bus_message_open_container(m, 'v', signature(p->type))) < 0) goto out;
+        if ((r = append_value(m, p->type, object->values[i])) < 0) goto out;
+        if ((r = sd_bus_message_close_container(m)) < 0) goto out;
+        if ((r = sd_bus_message_close_container(m)) < 0) goto out;
+    }
     if ((r = sd_bus_message_close_container(m)) < 0) goto out;
     if ((r = sd_bus_message_append(m, "as", 0)) < 0) goto out;
     r = sd_bus_send(bus, m, NULL);
@@ -146,11 +192,14 @@ out:
     return r < 0 ? r : 0;
 }
 
-int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed) {
-    const int compass = ORIENTD_SP_CHANGED_HAS_COMPASS | ORIENTD_SP_CHANGED_COMPASS_HEADING;
+int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, unsigned long changed) {
     int r = 0;
-    if (changed & ~compass) r = emit_properties(bus, object, destination, changed & ~compass, SENSOR_PROXY_PATH, SENSOR_PROXY_INTERFACE);
-    if (r >= 0 && (changed & compass)) r = emit_properties(bus, object, destination, changed & compass, COMPASS_PATH, COMPASS_INTERFACE);
+    for (int o = 0; o < object->object_count && r >= 0; o++) {
+        unsigned long mine = 0;
+        for (int i = 0; i < object->property_count; i++)
+            if (object->properties[i].object == o) mine |= changed & (1UL << i);
+        if (mine) r = emit_properties(bus, object, destination, mine, o);
+    }
     return r;
 }
 

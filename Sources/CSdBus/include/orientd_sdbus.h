@@ -9,70 +9,65 @@
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
-/* The methods of the two objects, as the front end's handler sees them. */
-typedef enum {
-    ORIENTD_SP_CLAIM_ACCELEROMETER = 0,
-    ORIENTD_SP_RELEASE_ACCELEROMETER,
-    ORIENTD_SP_CLAIM_LIGHT,
-    ORIENTD_SP_RELEASE_LIGHT,
-    ORIENTD_SP_CLAIM_PROXIMITY,
-    ORIENTD_SP_RELEASE_PROXIMITY,
-    ORIENTD_SP_CLAIM_COMPASS,
-    ORIENTD_SP_RELEASE_COMPASS,
-} orientd_sp_method;
+/* net.hadess.SensorProxy's objects, properties and methods come from the Swift side's one table
+ * (SensorProxyProperties.swift); nothing here names a property or a sensor. */
 
-/* Called on the bus thread for every method call. Return 1 when the call was answered or kept
- * (sd_bus_message_ref, answered later), or a negative errno (sd-bus then answers with an error). */
-typedef int (*orientd_sp_method_handler)(sd_bus_message *call, orientd_sp_method method, void *context);
-
-/* The served objects' state: the property values (read by Get and GetAll straight from here) and
- * the handler for method calls. Allocated and owned by the caller; it must outlive the slots. */
+/* An object: its path and interface. */
 typedef struct {
-    int has_accelerometer;
-    const char *accelerometer_orientation; /* one of the static strings set by orientd_sp_set_values */
-    const char *accelerometer_tilt;
-    int has_ambient_light;
-    const char *light_level_unit;
-    double light_level;
-    int has_proximity;
-    int proximity_near;
-    int has_compass;
-    double compass_heading;
-    orientd_sp_method_handler handler;
-    void *context;
-} orientd_sp_object;
+    const char *path;
+    const char *interface;
+} orientd_sp_object_spec;
 
-/* Fills `object` with the values of a daemon that has no accelerometer yet. */
-void orientd_sp_object_init(orientd_sp_object *object, orientd_sp_method_handler handler, void *context);
+/* A property: its name, its D-Bus type ('b', 's' or 'd') and the index of its object. */
+typedef struct {
+    const char *name;
+    char type;
+    int object;
+} orientd_sp_property_spec;
 
-/* Sets the accelerometer's values. Unknown strings are refused with -EINVAL (nothing changes). */
-int orientd_sp_set_values(orientd_sp_object *object, int has_accelerometer, const char *orientation, const char *tilt);
+/* A method (no arguments, no return values) and the index of its object. */
+typedef struct {
+    const char *name;
+    int object;
+} orientd_sp_method_spec;
 
-/* Sets the other kinds' values: light (unit 0 lux, 1 vendor), proximity, compass. */
-void orientd_sp_set_other_values(orientd_sp_object *object, int has_light, int vendor_unit, double level, int has_proximity,
-                                 int near, int has_compass, double heading);
+/* A property's value; the member its type names is the one read. A string is the caller's, and
+ * must stay valid until the value is set again or the object is freed. */
+typedef struct {
+    int boolean;
+    double number;
+    const char *string;
+} orientd_sp_value;
 
-/* Adds /net/hadess/SensorProxy and /net/hadess/SensorProxy/Compass with their interfaces. */
-int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot **main_slot, sd_bus_slot **compass_slot);
+/* Called on the bus thread for every method call, with the method's index in the table. Return 1
+ * when the call was answered or kept (sd_bus_message_ref, answered later), or a negative errno
+ * (sd-bus then answers with an error). */
+typedef int (*orientd_sp_method_handler)(sd_bus_message *call, int method, void *context);
 
-/* Which properties a PropertiesChanged names (the bits of SensorProxyValues.Changes). */
-enum {
-    ORIENTD_SP_CHANGED_HAS_ACCELEROMETER = 1,
-    ORIENTD_SP_CHANGED_ORIENTATION = 2,
-    ORIENTD_SP_CHANGED_TILT = 4,
-    ORIENTD_SP_CHANGED_HAS_AMBIENT_LIGHT = 8,
-    ORIENTD_SP_CHANGED_LIGHT_LEVEL = 16,
-    ORIENTD_SP_CHANGED_LIGHT_UNIT = 32,
-    ORIENTD_SP_CHANGED_HAS_PROXIMITY = 64,
-    ORIENTD_SP_CHANGED_PROXIMITY_NEAR = 128,
-    ORIENTD_SP_CHANGED_HAS_COMPASS = 256,
-    ORIENTD_SP_CHANGED_COMPASS_HEADING = 512,
-};
+/* The served objects: the table (copied), the values (read by Get and GetAll straight from here),
+ * the vtables built from the table, and the handler for method calls. */
+typedef struct orientd_sp_object orientd_sp_object;
 
-/* org.freedesktop.DBus.Properties.PropertiesChanged of the `changed` properties, sent to
- * `destination` only (a unicast signal; systemd 252 has no sd_bus_emit_signal_to): one signal for
- * the main object's, one for the compass object's. */
-int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, int changed);
+/* Builds the objects from the table; every value starts as false, 0 or "". NULL when out of memory. */
+orientd_sp_object *orientd_sp_object_new(const orientd_sp_object_spec *objects, int object_count,
+                                          const orientd_sp_property_spec *properties, int property_count,
+                                          const orientd_sp_method_spec *methods, int method_count,
+                                          orientd_sp_method_handler handler, void *context);
+void orientd_sp_object_free(orientd_sp_object *object);
+
+/* Who hears method calls (set before the objects are added). */
+void orientd_sp_object_set_handler(orientd_sp_object *object, orientd_sp_method_handler handler, void *context);
+
+/* The value of property `index` (its member by the property's type). */
+void orientd_sp_set_value(orientd_sp_object *object, int index, orientd_sp_value value);
+
+/* Adds every object with its interface; `slots` gets one slot per object. On failure none stays. */
+int orientd_sp_add_objects(sd_bus *bus, orientd_sp_object *object, sd_bus_slot **slots);
+
+/* org.freedesktop.DBus.Properties.PropertiesChanged of the properties whose bit (1 << index) is in
+ * `changed`, sent to `destination` only (a unicast signal; systemd 252 has no
+ * sd_bus_emit_signal_to): one signal per object that has any. */
+int orientd_sp_emit_changed(sd_bus *bus, const orientd_sp_object *object, const char *destination, unsigned long changed);
 
 /* An empty method return, and an error return. */
 int orientd_bus_reply_empty(sd_bus_message *call);

@@ -196,7 +196,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     /// The sensor `claimed` is being read and its first value is not in the properties yet.
     private func awaitsValue(_ claimed: ClaimedSensor) -> Bool {
         switch claimed {
-        case .accelerometer: values.hasAccelerometer && values.orientation == .undefined
+        case .accelerometer:
+            values["HasAccelerometer"] == .boolean(true)
+                && values["AccelerometerOrientation"] == .string(AccelerometerOrientation.undefined.rawValue)
         case .kind(let kind): hub.awaitsFirstReading(kind)
         }
     }
@@ -229,7 +231,9 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
 
     private func update(to state: DaemonState) {
         let next = values.following(
-            state, tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal)
+            state,
+            context: SensorProxyContext(
+                tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal))
         let changes = next.changes(from: values)
         if !changes.isEmpty {
             values = next

@@ -25,23 +25,6 @@ struct BusCall: Hashable, Sendable {
     var method: SensorProxyMethod
 }
 
-/// The claim methods of the two objects.
-enum SensorProxyMethod: Int, Sendable, CaseIterable {
-    case claimAccelerometer, releaseAccelerometer, claimLight, releaseLight
-    case claimProximity, releaseProximity, claimCompass, releaseCompass
-
-    var isClaim: Bool { rawValue % 2 == 0 }
-    /// The sensor the method claims or releases.
-    var claimed: ClaimedSensor {
-        switch self {
-        case .claimAccelerometer, .releaseAccelerometer: .accelerometer
-        case .claimLight, .releaseLight: .kind(.light)
-        case .claimProximity, .releaseProximity: .kind(.proximity)
-        case .claimCompass, .releaseCompass: .kind(.compass)
-        }
-    }
-}
-
 /// What the bus thread reports to the front end.
 enum SystemBusEvent: Sendable, Equatable {
     /// A method call to answer with ``SystemBusCommand/reply(_:)`` or ``SystemBusCommand/fail(_:name:message:)``.
@@ -101,8 +84,11 @@ final class SystemBusConnection: @unchecked Sendable {
     static let wellKnownName = "net.hadess.SensorProxy"
 
     private let bus: OpaquePointer
-    private let object: UnsafeMutablePointer<orientd_sp_object>
+    /// The objects, built from ``SensorProxyProperty/table`` and ``SensorProxyMethod/table``.
+    private let object: OpaquePointer
     private var slots: [OpaquePointer?] = []
+    /// The string values the object points at, by property index (bus thread only).
+    private var strings: [Int: UnsafeMutablePointer<CChar>] = [:]
     private let wakeup = Wakeup()
     private let inbox = NIOLockedValueBox<(commands: [SystemBusCommand], stopping: Bool)>(([], false))
     private var thread: WorkerThread?
@@ -119,16 +105,21 @@ final class SystemBusConnection: @unchecked Sendable {
             throw SystemBusError(operation: "connecting to the system bus", code: -opened)
         }
         bus = connection
-        object = .allocate(capacity: 1)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        orientd_sp_object_init(
+        guard let made = Self.makeObject() else {
+            sd_bus_flush_close_unref(connection)
+            throw SystemBusError(operation: "building /net/hadess/SensorProxy", code: ENOMEM)
+        }
+        object = made
+        orientd_sp_object_set_handler(
             object,
             { message, method, context in
                 let connection = Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue()
-                return connection.received(message!, method: method)
-            }, context)
-        var main: OpaquePointer?, compass: OpaquePointer?, owners: OpaquePointer?, lost: OpaquePointer?
-        var result = orientd_sp_add_objects(bus, object, &main, &compass)
+                return connection.received(message!, method: Int(method))
+            }, Unmanaged.passUnretained(self).toOpaque())
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var objects = [OpaquePointer?](repeating: nil, count: SensorProxyObject.allCases.count)
+        var owners: OpaquePointer?, lost: OpaquePointer?
+        var result = orientd_sp_add_objects(bus, object, &objects)
         if result >= 0 {
             result = orientd_bus_watch_name_owners(
                 bus, &owners,
@@ -143,7 +134,7 @@ final class SystemBusConnection: @unchecked Sendable {
                     Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameLost(message!)
                 }, context)
         }
-        slots = [main, compass, owners, lost]
+        slots = objects + [owners, lost]
         guard result >= 0 else {
             release()
             throw SystemBusError(operation: "serving /net/hadess/SensorProxy", code: -result)
@@ -193,7 +184,33 @@ final class SystemBusConnection: @unchecked Sendable {
         for slot in slots { sd_bus_slot_unref(slot) }
         slots = []
         sd_bus_flush_close_unref(bus)
-        object.deallocate()
+        orientd_sp_object_free(object)
+        for string in strings.values { free(string) }
+        strings = [:]
+    }
+
+    /// The C objects from the Swift tables (the C side copies every name).
+    private static func makeObject() -> OpaquePointer? {
+        let objects = SensorProxyObject.allCases, properties = SensorProxyProperty.table
+        let methods = SensorProxyMethod.table
+        let names = objects.flatMap { [$0.path, $0.interface] } + properties.map(\.name) + methods.map(\.name)
+        let copies = names.map { strdup($0)! }
+        defer { copies.forEach { free($0) } }
+        var index = 0
+        func next() -> UnsafePointer<CChar> {
+            defer { index += 1 }
+            return UnsafePointer(copies[index])
+        }
+        let objectSpecs = objects.map { _ in orientd_sp_object_spec(path: next(), interface: next()) }
+        let propertySpecs = properties.map {
+            orientd_sp_property_spec(
+                name: next(), type: CChar(UInt8(ascii: $0.initial.type.unicodeScalars.first!)),
+                object: Int32($0.object.rawValue))
+        }
+        let methodSpecs = methods.map { orientd_sp_method_spec(name: next(), object: Int32($0.object.rawValue)) }
+        return orientd_sp_object_new(
+            objectSpecs, Int32(objectSpecs.count), propertySpecs, Int32(propertySpecs.count), methodSpecs,
+            Int32(methodSpecs.count), nil, nil)
     }
 
     // MARK: - The bus thread
@@ -226,16 +243,14 @@ final class SystemBusConnection: @unchecked Sendable {
         }
     }
 
-    private func received(_ message: OpaquePointer, method: orientd_sp_method) -> Int32 {
-        guard let method = SensorProxyMethod(rawValue: Int(method.rawValue)),
-            let sender = sd_bus_message_get_sender(message)
-        else {
+    private func received(_ message: OpaquePointer, method index: Int) -> Int32 {
+        guard SensorProxyMethod.table.indices.contains(index), let sender = sd_bus_message_get_sender(message) else {
             return -EINVAL
         }
         let id = nextCallID
         nextCallID += 1
         openCalls[id] = sd_bus_message_ref(message)
-        onEvent(.call(BusCall(id: id, sender: String(cString: sender), method: method)))
+        onEvent(.call(BusCall(id: id, sender: String(cString: sender), method: SensorProxyMethod.table[index])))
         return 1
     }
 
@@ -268,14 +283,23 @@ final class SystemBusConnection: @unchecked Sendable {
         case .forget(let call):
             if let message = openCalls.removeValue(forKey: call.id) { sd_bus_message_unref(message) }
         case .setValues(let values):
-            _ = orientd_sp_set_values(
-                object, values.hasAccelerometer ? 1 : 0, values.orientation.rawValue, values.tilt.rawValue)
-            orientd_sp_set_other_values(
-                object, values.hasAmbientLight ? 1 : 0, values.lightUnit == .vendor ? 1 : 0, values.lightLevel,
-                values.hasProximity ? 1 : 0, values.proximityNear ? 1 : 0, values.hasCompass ? 1 : 0,
-                values.compassHeading)
+            for (index, value) in values.values.enumerated() {
+                switch value {
+                case .boolean(let flag):
+                    orientd_sp_set_value(
+                        object, Int32(index), orientd_sp_value(boolean: flag ? 1 : 0, number: 0, string: nil))
+                case .double(let number):
+                    orientd_sp_set_value(
+                        object, Int32(index), orientd_sp_value(boolean: 0, number: number, string: nil))
+                case .string(let text):
+                    // The object points at the copy until the next one replaces it.
+                    let copy = strdup(text)!
+                    orientd_sp_set_value(object, Int32(index), orientd_sp_value(boolean: 0, number: 0, string: copy))
+                    if let old = strings.updateValue(copy, forKey: index) { free(old) }
+                }
+            }
         case .emitChanged(let destination, let changes):
-            _ = orientd_sp_emit_changed(bus, object, destination, Int32(changes.rawValue))
+            _ = orientd_sp_emit_changed(bus, object, destination, UInt(changes.rawValue))
         case .authorize(let call, let action):
             let request = Unmanaged.passRetained(PendingAuthorization(connection: self, call: call)).toOpaque()
             let result = orientd_bus_check_authorization_async(

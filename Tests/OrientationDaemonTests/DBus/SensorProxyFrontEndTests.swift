@@ -55,7 +55,9 @@ struct SensorProxyFrontEndTests {
         hub.handle(sample, detected: OrientationChange(time: 1, from: .unknown, to: .landscapeLeft), tilt: .tiltedUp)
         let signals = signalsTo(":1.7")
         #expect(signals.count == 1, "\(signals)")
-        #expect(signals.first.map { $0.isSuperset(of: [.orientation, .tilt]) } == true, "\(signals)")
+        #expect(
+            signals.first.map { $0.isSuperset(of: .init("AccelerometerOrientation", "AccelerometerTilt")) } == true,
+            "\(signals)")
         #expect(hub.state.tilt == .tiltedUp)
     }
 
