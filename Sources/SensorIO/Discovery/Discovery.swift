@@ -6,11 +6,13 @@ import SensorCore
 public enum AccelerometerDiscovery {
     static let axes = ["x", "y", "z"]
 
-    /// Every local IIO device with x, y and z acceleration channels, raw or buffered, then every
-    /// evdev accelerometer (``InputAccelerometerDiscovery``).
+    /// Every local accelerometer the driver table finds: IIO devices with x, y and z acceleration
+    /// channels, raw or buffered, then evdev accelerometers. Fails when udev cannot enumerate.
     public static func localCandidates(udev: Udev) throws(UdevError) -> [AccelerometerCandidate] {
-        try udev.devices(subsystem: "iio").compactMap(candidate)
-            + udev.devices(subsystem: "input").compactMap(InputAccelerometerDiscovery.candidate)
+        _ = try udev.devices(subsystem: "iio")  // an enumeration that fails is said, not taken for none
+        return SensorDrivers.matches(for: .accelerometer, udev: udev).compactMap {
+            if case .accelerometer(let candidate) = $0.match { candidate } else { nil }
+        }
     }
 
     /// Motion-event and FIFO attributes that let a sensor wake the CPU only on motion, or in
@@ -18,26 +20,7 @@ public enum AccelerometerDiscovery {
     static let powerFeatures = MotionEvents.candidateEnables + ["buffer/hwfifo_watermark_max", "buffer/hwfifo_enabled"]
 
     /// The subsystems whose devices can be accelerometers, for hotplug.
-    static let localSubsystems = ["iio", "input"]
-
-    /// The candidate for one udev device, or nil when it is not an accelerometer.
-    static func candidate(_ device: UdevDevice) -> AccelerometerCandidate? {
-        let id = device.sysname
-        guard id.hasPrefix("iio:device") else { return nil }
-        let raw = axes.allSatisfy { device.hasAttribute("in_accel_\($0)_raw") }
-        let buffered = axes.allSatisfy { device.hasAttribute("scan_elements/in_accel_\($0)_en") }
-        guard raw || buffered else { return nil }
-        let matrices: [AccelerometerCandidate.SysfsMountMatrix] = [
-            ("mount_matrix", MountMatrixOrigin.sysfsMountMatrix), ("in_accel_mount_matrix", .sysfsAccelMountMatrix),
-            ("in_mount_matrix", .sysfsInMountMatrix),
-        ].compactMap { attribute, origin in device.attribute(attribute).map { .init(origin: origin, text: $0) } }
-        return AccelerometerCandidate(
-            deviceID: id, name: device.attribute("name") ?? id, label: device.attribute("label"),
-            udevLocation: device.property("ACCEL_LOCATION"), sysfsLocation: device.attribute("location"),
-            udevMountMatrix: device.property("ACCEL_MOUNT_MATRIX"), sysfsMountMatrices: matrices,
-            sysfsPath: device.syspath, deviceNode: device.deviceNode ?? "/dev/\(id)",
-            hasRawChannels: raw, hasBufferChannels: buffered)
-    }
+    static var localSubsystems: [String] { SensorDrivers.subsystems(for: .accelerometer) }
 
     /// Names of the local triggers (`triggerN/name`), for choosing buffered capture.
     static func localTriggerNames(udev: Udev) -> [String] {

@@ -26,14 +26,18 @@ public final class LidSwitchMonitor: @unchecked Sendable {
         public let description: String
     }
 
-    /// Finds the first input device with SW_LID, opens it and reports its state now (when the
-    /// driver answers EVIOCGSW) and on every change.
+    /// Opens the first lid switch the driver table finds (``LidSwitchDriver``) and reports its
+    /// state now (when the driver answers EVIOCGSW) and on every change.
     public init(report: @escaping Report) throws(Unavailable) {
-        guard let found = InputSwitches.devices(with: InputEvent.lidSwitch).first(where: { $0.node != nil }),
-            let node = found.node
+        let udev = try? Udev()
+        guard let udev,
+            let found = SensorDrivers.matches(for: .lidSwitch, udev: udev).lazy.compactMap({
+                if case .lidSwitch(let device) = $0.match { device } else { nil }
+            }).first
         else {
             throw Unavailable(description: "no input device reports a lid switch (SW_LID)")
         }
+        let node = found.node
         device = "\(found.name) (\(node))"
         let fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw Unavailable(description: "\(node): \(String(cString: strerror(errno)))") }

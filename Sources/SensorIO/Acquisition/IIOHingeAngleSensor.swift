@@ -21,23 +21,12 @@ public struct HingeAngleChannel: Sendable, Hashable {
         return value
     }
 
-    /// The first IIO device with an angle channel.
+    /// The first hinge-angle channel the driver table finds (``HingeAngleDriver``).
     public static func find() -> HingeAngleChannel? {
-        guard let udev = try? Udev(), let devices = try? udev.devices(subsystem: "iio") else { return nil }
-        for device in devices where device.sysname.hasPrefix("iio:device") {
-            for channel in ["in_angl", "in_angl0"] where device.hasAttribute("\(channel)_raw") {
-                let name = device.attribute("name") ?? device.sysname
-                func number(_ suffix: String) -> Double? {
-                    (device.attribute("\(channel)_\(suffix)") ?? device.attribute("in_angl_\(suffix)")).flatMap(
-                        Double.init)
-                }
-                return HingeAngleChannel(
-                    deviceID: device.sysname, name: name, path: device.syspath + "/\(channel)_raw",
-                    scale: number("scale") ?? 1, offset: number("offset") ?? 0,
-                    reportsDegrees: name == "cros-ec-lid-angle")
-            }
-        }
-        return nil
+        guard let udev = try? Udev() else { return nil }
+        return SensorDrivers.matches(for: .hingeAngle, udev: udev).lazy.compactMap {
+            if case .hingeAngle(let channel) = $0.match { channel } else { nil }
+        }.first
     }
 }
 

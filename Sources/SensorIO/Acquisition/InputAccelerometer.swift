@@ -18,24 +18,6 @@ enum InputAccelerometerDiscovery {
     /// gravity at rest (``GravityScaleLearner``).
     static let unitsPerGWithoutResolution = 256.0
 
-    /// The candidate for an input event device, or nil when it is no accelerometer.
-    static func candidate(_ device: UdevDevice) -> AccelerometerCandidate? {
-        guard device.sysname.hasPrefix("event"), device.property("ID_INPUT_ACCELEROMETER") == "1",
-            let node = device.deviceNode
-        else { return nil }
-        // A game controller's motion sensors are not the device's (the incumbent skips them too).
-        let parent = device.parent
-        if let parent, parent.property("ID_INPUT_JOYSTICK") == "1" { return nil }
-        let quotedName = device.property("NAME").map { String($0.filter { $0 != "\"" }) }
-        let name = parent?.attribute("name") ?? quotedName ?? device.sysname
-        return AccelerometerCandidate(
-            deviceID: "input:\(node)", name: name,
-            udevLocation: device.property("ACCEL_LOCATION") ?? parent?.property("ACCEL_LOCATION"),
-            udevMountMatrix: device.property("ACCEL_MOUNT_MATRIX") ?? parent?.property("ACCEL_MOUNT_MATRIX"),
-            sysfsPath: device.syspath, deviceNode: node, hasRawChannels: true, hasBufferChannels: false,
-            interface: .input)
-    }
-
     /// Describes an input accelerometer: polled through EVIOCGABS, at the configured rate.
     static func describe(_ candidate: AccelerometerCandidate, configuration: SensorConfiguration) -> SensorDescription {
         var description = AccelerometerDiscovery.makeDescription(

@@ -1,0 +1,99 @@
+import OrientationCore
+import SensorCore
+
+/// What a driver's devices serve.
+enum DriverTarget: Hashable, Sendable, CustomStringConvertible {
+    case accelerometer
+    case kind(SensorKind)
+    /// A device that measures its own hinge (`cros-ec-lid-angle`, Intel's HID hinge sensor).
+    case hingeAngle
+    /// The lid switch (evdev SW_LID) of a convertible.
+    case lidSwitch
+
+    var description: String {
+        switch self {
+        case .accelerometer: "accelerometer"
+        case .kind(let kind): kind.description
+        case .hingeAngle: "hinge-angle sensor"
+        case .lidSwitch: "lid switch"
+        }
+    }
+}
+
+/// What a driver found on one udev device, and how it is read.
+enum DriverMatch: Sendable {
+    case accelerometer(AccelerometerCandidate)
+    case kind(KindCandidate)
+    case hingeAngle(HingeAngleChannel)
+    case lidSwitch(LidSwitchDevice)
+}
+
+/// What every probe of one walk shares, read once: the IIO triggers' names.
+struct DriverContext: Sendable {
+    let triggers: [String]
+}
+
+/// One family of sensor hardware, as an entry of iio-sensor-proxy's `drivers[]`: what it serves,
+/// which udev subsystems its devices are in (their hotplug may change what is chosen), and how to
+/// recognise one of its devices and read it. A driver decides from udev's view of one device only.
+protocol SensorDriver: Sendable {
+    /// `iio-poll-light`: iio-sensor-proxy's name where it has the driver, for `list-sensors` and the log.
+    var name: String { get }
+    var target: DriverTarget { get }
+    var subsystems: [String] { get }
+    /// The match when `device` is one of this driver's, nil otherwise.
+    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch?
+}
+
+/// The one table that discovery walks.
+enum SensorDrivers {
+    /// Every driver, in the order their devices are chosen within a target (iio-sensor-proxy's
+    /// families and order: buffered before polled light, IIO before evdev).
+    static let table: [any SensorDriver] = [
+        IIOAccelerometerDriver(), InputAccelerometerDriver(),
+        IIOBufferLightDriver(), IIOPollLightDriver(), HwmonLightDriver(),
+        IIOPollProximityDriver(), InputProximityDriver(),
+        HIDCompassDriver(),
+        HingeAngleDriver(),
+        LidSwitchDriver(),
+    ]
+
+    /// The drivers of `target`, in table order.
+    static func drivers(for target: DriverTarget) -> [any SensorDriver] {
+        table.filter { $0.target == target }
+    }
+
+    /// The subsystems whose hotplug events may change what serves `target`.
+    static func subsystems(for target: DriverTarget) -> [String] {
+        drivers(for: target).flatMap(\.subsystems).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    /// Every match for `target`: driver by driver in table order, each driver's devices by IIO device
+    /// number (the lowest first, as iio-sensor-proxy chooses), then udev's order.
+    static func matches(for target: DriverTarget, udev: Udev) -> [(driver: String, match: DriverMatch)] {
+        let drivers = drivers(for: target)
+        let context = DriverContext(triggers: AccelerometerDiscovery.localTriggerNames(udev: udev))
+        var devices: [String: [UdevDevice]] = [:]
+        for subsystem in drivers.flatMap(\.subsystems) where devices[subsystem] == nil {
+            devices[subsystem] = walkOrder((try? udev.devices(subsystem: subsystem)) ?? [], name: \.sysname)
+        }
+        return drivers.flatMap { driver in
+            driver.subsystems.flatMap { devices[$0] ?? [] }.compactMap { device in
+                driver.probe(device, context: context).map { (driver.name, $0) }
+            }
+        }
+    }
+
+    /// `items` by IIO device number (the lowest first, as iio-sensor-proxy chooses), the others
+    /// after them in their own order.
+    static func walkOrder<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
+        items.enumerated().sorted {
+            (iioNumber(name($0.element)), $0.offset) < (iioNumber(name($1.element)), $1.offset)
+        }.map(\.element)
+    }
+
+    /// `iio:deviceN`'s N; every other name after every IIO device.
+    static func iioNumber(_ sysname: String) -> Int {
+        sysname.hasPrefix("iio:device") ? Int(sysname.dropFirst("iio:device".count)) ?? Int.max : Int.max
+    }
+}

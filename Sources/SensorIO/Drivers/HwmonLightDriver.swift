@@ -1,0 +1,38 @@
+import OrientationCore
+import SensorCore
+
+/// Apple's ambient light through hwmon (iio-sensor-proxy's `hwmon-als`): applesmc's `light`
+/// attribute, `(left,right)` in the vendor's unit.
+struct HwmonLightDriver: SensorDriver {
+    let name = "hwmon-als"
+    let target = DriverTarget.kind(.light)
+    let subsystems = ["hwmon", "platform"]
+
+    /// applesmc's light is a cheap SMC read: 0.4 s answers a step within half a second (what the
+    /// incumbent's test suite waits), where iio-sensor-proxy itself polls it every 8 s.
+    static let applesmcInterval = 0.4
+
+    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+        kindMatch(device).map(DriverMatch.kind)
+    }
+
+    private func kindMatch(_ device: UdevDevice) -> KindCandidate? {
+        guard device.hasAttribute("light") else { return nil }
+        let identifier = "\(device.subsystem ?? "hwmon"):\(device.sysname)"
+        let description = KindSensorDescription(
+            kind: .light, identifier: identifier, name: device.attribute("name") ?? device.sysname,
+            acquisition: .hwmonPoll,
+            sysfsPath: device.syspath, unit: .vendor,
+            reading:
+                """
+                light \"(left,right)\": the brighter side in % of 255, every \
+                \(Int((Self.applesmcInterval * 1000).rounded())) ms
+                """
+        )
+        return KindCandidate(
+            description: description,
+            plan: .attribute(
+                path: device.syspath + "/light", conversion: .applesmcLight, interval: Self.applesmcInterval),
+            syspath: device.syspath)
+    }
+}
