@@ -16,55 +16,56 @@ public struct KindSensorState: Sendable, Hashable {
     }
 }
 
-/// The wire form of each kind (docs/protocol.md, "State" and "Events"): one table, so a new kind is
-/// one row in each switch here.
+/// The wire form of each kind (docs/protocol.md, "State" and "Events"), from what
+/// ``SensorKind`` says of its readings: nothing here names a kind.
 extension SensorKind {
     /// The state's field: `light`, `proximity`, `heading` (the kind's topic).
-    public var stateKey: String { Topic(self).rawValue }
+    public var stateKey: String { topicName }
 
     /// A reading's value in events' `from` and `to`: the light level, `"near"`/`"far"`, degrees.
     public static func json(_ reading: SensorReading?) -> JSONValue {
-        switch reading {
-        case .light(let level, _): .number(level)
-        case .proximity(let near): .string(near ? "near" : "far")
-        case .heading(let degrees): .number(degrees)
-        case nil: .null
-        }
+        reading.map { JSONValue($0.eventValue) } ?? .null
     }
 
     /// The state's object for a present sensor of this kind (null when absent):
     /// light `{"sensor", "level", "unit"}`, proximity `{"sensor", "near"}`, heading `{"sensor", "degrees"}`.
     public func json(_ state: KindSensorState?) -> JSONValue {
         guard let state else { return .null }
-        var members: [(key: String, value: JSONValue)] = [("sensor", .string(state.sensor))]
-        switch self {
-        case .light:
-            let level: JSONValue = if case .light(let value, _) = state.reading { .number(value) } else { .null }
-            members += [("level", level), ("unit", state.unit.map { .string($0.rawValue) } ?? .null)]
-        case .proximity:
-            let near: JSONValue = if case .proximity(let value) = state.reading { .bool(value) } else { .null }
-            members.append(("near", near))
-        case .compass:
-            let degrees: JSONValue = if case .heading(let value) = state.reading { .number(value) } else { .null }
-            members.append(("degrees", degrees))
-        }
-        return .object(members)
+        let values = stateValues(state.reading, unit: state.unit)
+        return .object(
+            [("sensor", .string(state.sensor))]
+                + zip(stateFields, values).map { ($0.name, $1.map(JSONValue.init) ?? .null) })
     }
 
-    /// Reads the state's object of this kind back (for clients).
+    /// Reads the state's object of this kind back (for clients); a member of the wrong type is an
+    /// error that names it.
     public func state(json reader: JSONReader) throws(JSONFieldError) -> KindSensorState {
         var state = KindSensorState(sensor: try reader.required("sensor").string())
-        switch self {
-        case .light:
-            state.unit = try reader.optional("unit")?.enumeration(LightUnit.self)
-            if let level = try reader.optional("level")?.number() {
-                state.reading = .light(level: level, unit: state.unit ?? .lux)
+        var values: [String: WireValue] = [:]
+        for (field, type) in stateFields {
+            guard let member = try reader.optional(field) else { continue }
+            switch type {
+            case .number: values[field] = .number(try member.number())
+            case .boolean: values[field] = .boolean(try member.bool())
+            case .string(let allowed):
+                let text = try member.string()
+                if let allowed, !allowed.contains(text) {
+                    throw member.fail("\"\(text)\" is not one of \(allowed.joined(separator: ", "))")
+                }
+                values[field] = .string(text)
             }
-        case .proximity:
-            if let near = try reader.optional("near")?.bool() { state.reading = .proximity(near: near) }
-        case .compass:
-            if let degrees = try reader.optional("degrees")?.number() { state.reading = .heading(degrees) }
         }
+        (state.reading, state.unit) = reading { values[$0] }
         return state
+    }
+}
+
+extension JSONValue {
+    init(_ value: WireValue) {
+        switch value {
+        case .number(let number): self = .number(number)
+        case .boolean(let flag): self = .bool(flag)
+        case .string(let text): self = .string(text)
+        }
     }
 }

@@ -35,27 +35,23 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     case session
 
     /// The topics a client can subscribe to, in the order replies list them.
-    public static let subscribable: [Topic] = [
-        .device, .interface, .sensor, .lock, .hinge, .mode, .light, .proximity, .heading,
-    ]
+    public static let subscribable: [Topic] =
+        [.device, .interface, .sensor, .lock, .hinge, .mode] + SensorKind.allCases.map(Topic.init)
 
-    /// The topic of each sensor kind besides the accelerometer.
+    /// The topic of each sensor kind besides the accelerometer (the kind names it).
     public init(_ kind: SensorKind) {
-        switch kind {
-        case .light: self = .light
-        case .proximity: self = .proximity
-        case .compass: self = .heading
-        }
+        self.init(rawValue: kind.topicName)!
     }
+
+    /// The sensor kind whose topic this is.
+    public var kind: SensorKind? { SensorKind.allCases.first { $0.topicName == rawValue } }
 
     /// The sensor subscribing to this topic claims: it samples while any claim is held.
     public var claimedSensor: ClaimedSensor? {
+        if let kind { return .kind(kind) }
         switch self {
-        case .device, .interface, .hinge, .mode: .accelerometer
-        case .light: .kind(.light)
-        case .proximity: .kind(.proximity)
-        case .heading: .kind(.compass)
-        case .sensor, .lock, .session: nil
+        case .device, .interface, .hinge, .mode: return .accelerometer
+        default: return nil
         }
     }
 
@@ -66,7 +62,7 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     public var needsBaseSensor: Bool { self == .hinge || self == .mode }
 
     /// Only root and the control group may subscribe (the heading says where a person is going).
-    public var isPrivileged: Bool { self == .heading }
+    public var isPrivileged: Bool { kind?.isPrivileged ?? false }
 }
 
 /// What a claim holds: the accelerometer (with a convertible's base where needed) or a sensor of

@@ -97,13 +97,7 @@ func describe(_ state: DaemonState) -> String {
     // The other kinds only where the device has them: the last level read while claimed.
     for kind in SensorKind.allCases {
         guard let sensor = state.kinds[kind] else { continue }
-        let value: String =
-            switch sensor.reading {
-            case .light(let level, let unit)?: "\((level * 100).rounded() / 100) \(unit.rawValue)"
-            case .proximity(let near)?: near ? "near" : "far"
-            case .heading(let degrees)?: "\((degrees * 10).rounded() / 10)°"
-            case nil: "not read yet (read while claimed)"
-            }
+        let value = sensor.reading?.displayText ?? "not read yet (read while claimed)"
         lines.append("\(kind.stateKey): \(value) (\(sensor.sensor))")
     }
     if let dbus = state.dbus { lines.append("dbus: \(dbus)") }

@@ -95,6 +95,28 @@ struct ProtocolTests {
         }
     }
 
+    @Test("each kind's state reads back from its JSON, in the members its kind names; a wrong type names the field")
+    func kindsRoundTrip() throws {
+        var state = DaemonState(device: .portrait, interface: .portrait, sensor: .active)
+        state.kinds[.light] = KindSensorState(
+            sensor: "hwmon:applesmc.768", unit: .vendor, reading: .light(level: 42, unit: .vendor))
+        state.kinds[.proximity] = KindSensorState(sensor: "iio:device2", reading: .proximity(near: true))
+        state.kinds[.compass] = KindSensorState(sensor: "iio:device3")
+        #expect(try DaemonState(json: JSONReader(state.json)) == state)
+        let text = state.json.serialized
+        #expect(text.contains(#""light":{"sensor":"hwmon:applesmc.768","level":42,"unit":"vendor"}"#), "\(text)")
+        #expect(text.contains(#""proximity":{"sensor":"iio:device2","near":true}"#), "\(text)")
+        #expect(text.contains(#""heading":{"sensor":"iio:device3","degrees":null}"#), "\(text)")
+        #expect(SensorKind.json(.proximity(near: false)) == .string("far"))
+        for (kind, member, value) in [
+            (SensorKind.proximity, "near", JSONValue.string("near")), (.light, "unit", .string("candela")),
+            (.compass, "degrees", .bool(true)),
+        ] {
+            let bad = JSONValue.object([("sensor", .string("iio:device9")), (member, value)])
+            #expect(throws: JSONFieldError.self, "\(kind).\(member)") { try kind.state(json: JSONReader(bad)) }
+        }
+    }
+
     func decode(_ text: String) -> Result<ClientRequest, ProtocolError> {
         guard case .success(let request) = Request.parse(ByteBuffer(string: text)) else {
             return .failure(.badRequest("unparsed"))

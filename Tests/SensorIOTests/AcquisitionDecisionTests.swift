@@ -8,7 +8,7 @@ import Testing
 /// rest, which trigger a device's buffer uses, what a buffered value becomes.
 @Suite("Acquisition decisions")
 struct AcquisitionDecisionTests {
-    func value(_ value: Double, scale: Double, _ conversion: BufferConversion) -> SensorReading? {
+    func value(_ value: Double, scale: Double, _ conversion: any BufferConversion) -> SensorReading? {
         try? BufferedChannelReader.reading(value, scale: scale, offset: 0, conversion: conversion).get()
     }
 
@@ -87,18 +87,22 @@ struct AcquisitionDecisionTests {
 
     @Test("a buffered value: (value + offset) × scale; light never negative, a heading within [0, 360)")
     func bufferedValues() {
-        #expect(value(1234, scale: 0.1, .light) == .light(level: 123.4, unit: .lux))
-        if case .failure(let problem) = BufferedChannelReader.reading(-5, scale: 1, offset: 0, conversion: .light) {
+        #expect(value(1234, scale: 0.1, IIOBufferLightDriver.Conversion()) == .light(level: 123.4, unit: .lux))
+        if case .failure(let problem) = BufferedChannelReader.reading(
+            -5, scale: 1, offset: 0, conversion: IIOBufferLightDriver.Conversion())
+        {
             #expect(problem.description.contains("never negative"))
         } else {
             Issue.record("a negative light level was accepted")
         }
-        #expect(value(-90_000, scale: 0.001, .heading) == .heading(270))
+        #expect(value(-90_000, scale: 0.001, HIDCompassDriver.Conversion()) == .heading(270))
         #expect(
-            value(725_000, scale: 0.001, .heading).map {
+            value(725_000, scale: 0.001, HIDCompassDriver.Conversion()).map {
                 if case .heading(let d) = $0 { abs(d - 5) < 1e-9 } else { false }
             } == true)
-        if case .success = BufferedChannelReader.reading(.nan, scale: 1, offset: 0, conversion: .heading) {
+        if case .success = BufferedChannelReader.reading(
+            .nan, scale: 1, offset: 0, conversion: HIDCompassDriver.Conversion())
+        {
             Issue.record("NaN became a heading")
         }
     }

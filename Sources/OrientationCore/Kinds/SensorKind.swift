@@ -22,6 +22,99 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     }
 }
 
+extension SensorKind {
+    /// The socket's topic and state field for the kind: `light`, `proximity`, `heading`.
+    public var topicName: String {
+        switch self {
+        case .light: "light"
+        case .proximity: "proximity"
+        case .compass: "heading"
+        }
+    }
+
+    /// Only root and the control group may follow it: a heading says where a person is going
+    /// (iio-sensor-proxy's bus policy gives the compass to geoclue alone).
+    public var isPrivileged: Bool { self == .compass }
+}
+
+/// A value as the socket protocol carries it (JSON's number, boolean or string).
+public enum WireValue: Sendable, Hashable {
+    case number(Double)
+    case boolean(Bool)
+    case string(String)
+}
+
+/// The type of a ``WireValue`` a reader expects.
+public enum WireType: Sendable, Hashable {
+    case number
+    case boolean
+    /// A string, one of `oneOf` when given.
+    case string(oneOf: [String]?)
+}
+
+/// The wire form of each kind's readings (docs/protocol.md, "State" and "Events"): the one place
+/// that says it, so the protocol's JSON needs nothing per kind.
+extension SensorKind {
+    /// The state's members besides `sensor`, in order, with their types: light `level` and `unit`,
+    /// proximity `near`, heading `degrees`.
+    public var stateFields: [(name: String, type: WireType)] {
+        switch self {
+        case .light: [("level", .number), ("unit", .string(oneOf: LightUnit.allCases.map(\.rawValue)))]
+        case .proximity: [("near", .boolean)]
+        case .compass: [("degrees", .number)]
+        }
+    }
+
+    /// The state's members for a sensor of this kind (nil: null), in ``stateFields``' order; `unit`
+    /// is the light unit the sensor reads in, known before a reading.
+    public func stateValues(_ reading: SensorReading?, unit: LightUnit?) -> [WireValue?] {
+        switch (self, reading) {
+        case (.light, .light(let level, _)?): [.number(level), unit.map { .string($0.rawValue) }]
+        case (.light, _): [nil, unit.map { .string($0.rawValue) }]
+        case (.proximity, .proximity(let near)?): [.boolean(near)]
+        case (.compass, .heading(let degrees)?): [.number(degrees)]
+        case (.proximity, _), (.compass, _): [nil]
+        }
+    }
+
+    /// Back from the state's members (`value` gives each by name): the reading and the light unit;
+    /// nil for a member that is not of its type.
+    public func reading(stateValue value: (String) -> WireValue?) -> (reading: SensorReading?, unit: LightUnit?) {
+        switch self {
+        case .light:
+            let unit: LightUnit? = if case .string(let text)? = value("unit") { LightUnit(rawValue: text) } else { nil }
+            guard case .number(let level)? = value("level") else { return (nil, unit) }
+            return (.light(level: level, unit: unit ?? .lux), unit)
+        case .proximity:
+            guard case .boolean(let near)? = value("near") else { return (nil, nil) }
+            return (.proximity(near: near), nil)
+        case .compass:
+            guard case .number(let degrees)? = value("degrees") else { return (nil, nil) }
+            return (.heading(degrees), nil)
+        }
+    }
+}
+
+extension SensorReading {
+    /// Its value in events' `from` and `to`: the light level, `"near"`/`"far"`, degrees.
+    public var eventValue: WireValue {
+        switch self {
+        case .light(let level, _): .number(level)
+        case .proximity(let near): .string(near ? "near" : "far")
+        case .heading(let degrees): .number(degrees)
+        }
+    }
+
+    /// For people (`orientctl get`): `120.5 lux`, `near`, `90.5°`.
+    public var displayText: String {
+        switch self {
+        case .light(let level, let unit): "\((level * 100).rounded() / 100) \(unit.rawValue)"
+        case .proximity(let near): near ? "near" : "far"
+        case .heading(let degrees): "\((degrees * 10).rounded() / 10)°"
+        }
+    }
+}
+
 /// `LightLevelUnit` of net.hadess.SensorProxy.
 public enum LightUnit: String, Sendable, Hashable, CaseIterable {
     case lux

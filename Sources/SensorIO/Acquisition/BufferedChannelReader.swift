@@ -16,14 +16,14 @@ import Glibc
 /// fault said once per episode, and the reading is dropped.
 final class BufferedChannelReader: KindReader, @unchecked Sendable {
     private let device: String
-    private let conversion: BufferConversion
+    private let conversion: any BufferConversion
     private let emit: @Sendable (KindSensorEvent) -> Void
     /// The buffer, so that ``stop()`` can cancel a blocked refill; a pthread lock (see IIOAcquisition).
     private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
     private var thread: WorkerThread?
 
     init(
-        deviceID: String, channel channelID: String, trigger: String?, conversion: BufferConversion,
+        deviceID: String, channel channelID: String, trigger: String?, conversion: any BufferConversion,
         emit: @escaping @Sendable (KindSensorEvent) -> Void, lost: @escaping @Sendable (String) -> Void
     ) {
         device = deviceID
@@ -38,7 +38,7 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
             return
         }
         control.withLockedValue { $0.buffer = opened.0 }
-        thread = WorkerThread(name: "orientd-\(conversion == .light ? "light" : "compass")") { [self] in
+        thread = WorkerThread(name: conversion.readerName) { [self] in
             if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) {
                 lost(reason)
             }
@@ -118,21 +118,13 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
         return nil
     }
 
-    /// A buffered value as a reading, or what is wrong with it. Pure.
+    /// A buffered value as a reading, or what is wrong with it: `(value + offset) × scale`, then the
+    /// driver's rule. Pure.
     static func reading(
-        _ value: Double, scale: Double, offset: Double, conversion: BufferConversion
-    ) -> Result<SensorReading, AttributePoller.ValueProblem> {
+        _ value: Double, scale: Double, offset: Double, conversion: any BufferConversion
+    ) -> Result<SensorReading, ValueProblem> {
         let converted = (value + offset) * scale
-        guard converted.isFinite else { return .failure(.init("\(value) gives \(converted)")) }
-        switch conversion {
-        case .light:
-            guard converted >= 0 else {
-                return .failure(.init("\(value) gives \(converted) lux: a light level is never negative"))
-            }
-            return .success(.light(level: converted, unit: .lux))
-        case .heading:
-            let degrees = converted.truncatingRemainder(dividingBy: 360)
-            return .success(.heading(degrees < 0 ? degrees + 360 : degrees))
-        }
+        guard converted.isFinite else { return .failure(ValueProblem("\(value) gives \(converted)")) }
+        return conversion.reading(converted, raw: value)
     }
 }

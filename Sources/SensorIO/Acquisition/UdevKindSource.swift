@@ -188,32 +188,25 @@ protocol KindReader: AnyObject {
 /// the accelerometer's poll loop does. Its mutable state is the thread's alone.
 final class AttributePoller: KindReader, @unchecked Sendable {
     private let path: String
-    private var conversion: AttributeConversion
+    private var conversion: any AttributeConversion
     private let device: String
     private let emit: @Sendable (KindSensorEvent) -> Void
     private let stopper = Wakeup()
     private var thread: WorkerThread?
     private var faults = FaultTracker()
-    private var proximity: ProximityHysteresis?
     /// The last reading passed on: the same value again is no news, and passing it on would wake
     /// the daemon's event loop at every poll of a sensor that does not change.
     private var lastReading: SensorReading?
 
     init(
-        path: String, conversion: AttributeConversion, interval: Double, device: String,
+        path: String, conversion: any AttributeConversion, interval: Double, device: String,
         emit: @escaping @Sendable (KindSensorEvent) -> Void
     ) {
         self.path = path
         self.conversion = conversion
         self.device = device
         self.emit = emit
-        if case .proximity(let level) = conversion { proximity = ProximityHysteresis(nearLevel: level) }
-        let name: String
-        switch conversion {
-        case .light, .applesmcLight: name = "orientd-light"
-        case .proximity: name = "orientd-prox"
-        }
-        thread = WorkerThread(name: name) { [self, stopper] in
+        thread = WorkerThread(name: conversion.readerName) { [self, stopper] in
             var due = MonotonicClock.now()
             repeat {
                 poll()
@@ -243,7 +236,7 @@ final class AttributePoller: KindReader, @unchecked Sendable {
             return
         }
         if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
-        switch Self.convert(text, conversion, proximity: &proximity) {
+        switch conversion.reading(from: text) {
         case .success(let reading):
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
             guard reading != lastReading else { return }
@@ -254,46 +247,6 @@ final class AttributePoller: KindReader, @unchecked Sendable {
                 emit(.fault(SensorFault(kind: .badValue, device: device, detail: "\(attribute) \(problem)")))
             }
         }
-    }
-
-    /// Attribute text to a reading, or what is wrong with it. Pure apart from the hysteresis' state.
-    static func convert(
-        _ text: String, _ conversion: AttributeConversion, proximity: inout ProximityHysteresis?
-    ) -> Result<SensorReading, ValueProblem> {
-        let trimmed = String(text.trimmingWhitespace())
-        switch conversion {
-        case .light(let scale, let offset):
-            guard let value = Double(trimmed), value.isFinite else {
-                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
-            }
-            let level = (value + offset) * scale
-            guard level >= 0 else {
-                return .failure(ValueProblem("\"\(trimmed)\" gives \(level) lux: a light level is never negative"))
-            }
-            return .success(.light(level: level, unit: .lux))
-        case .applesmcLight:
-            // "(l,r)": two integers in parentheses.
-            let inner =
-                trimmed.hasPrefix("(") && trimmed.hasSuffix(")") ? trimmed.dropFirst().dropLast() : Substring("")
-            let parts = inner.split(separator: ",").map { Int($0.trimmingWhitespace()) }
-            guard parts.count == 2, let left = parts[0], let right = parts[1], left >= 0, right >= 0 else {
-                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not \"(left,right)\""))
-            }
-            return .success(.light(level: Double(max(left, right)) / 255 * 100, unit: .vendor))
-        case .proximity:
-            guard let value = Double(trimmed), value.isFinite else {
-                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
-            }
-            guard var hysteresis = proximity else { return .failure(ValueProblem("has no near level")) }
-            let near = hysteresis.classify(value)
-            proximity = hysteresis
-            return .success(.proximity(near: near))
-        }
-    }
-
-    struct ValueProblem: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 }
 

@@ -1,33 +1,35 @@
 import OrientationCore
 import SensorCore
 
-/// How a found light or proximity sensor is read.
-enum KindReadPlan: Sendable, Hashable {
-    /// A sysfs attribute at `path`, read every `interval` seconds and converted.
-    case attribute(path: String, conversion: AttributeConversion, interval: Double)
+/// How a found light, proximity or compass sensor is read.
+enum KindReadPlan: Sendable {
+    /// A sysfs attribute at `path`, read every `interval` seconds and converted by its driver's rule.
+    case attribute(path: String, conversion: any AttributeConversion, interval: Double)
     /// An evdev switch at `node`: its state (EVIOCGSW) at start and after every event of it.
     case evdevSwitch(node: String, code: UInt16)
     /// One channel of an IIO device's buffer (HID sensor hubs), paced by `trigger`.
-    case buffer(deviceID: String, channel: String, trigger: String?, conversion: BufferConversion)
+    case buffer(deviceID: String, channel: String, trigger: String?, conversion: any BufferConversion)
 }
 
-/// What a buffered channel's value means: (value + offset) × scale in the kind's unit.
-enum BufferConversion: Sendable, Hashable {
-    /// Lux (HID ambient light: the ABI calls `in_intensity` unitless, HID hubs report lux).
-    case light
-    /// Degrees from magnetic north.
-    case heading
+/// A driver's rule for its attribute's text (in the driver's file): the reader calls it with every
+/// text it reads. Mutating: a rule may remember (proximity's hysteresis).
+protocol AttributeConversion: Sendable {
+    /// The reader thread's name: `orientd-light`.
+    var readerName: String { get }
+    /// The reading, or what is wrong with the text (quoting it, for the log).
+    mutating func reading(from text: String) -> Result<SensorReading, ValueProblem>
 }
 
-/// What an attribute's text means.
-enum AttributeConversion: Sendable, Hashable {
-    /// IIO light: (value + offset) × scale in `unit`.
-    case light(scale: Double, offset: Double)
-    /// applesmc's `(left,right)`: the brighter side as a percentage of its 255 maximum, in the
-    /// vendor unit (iio-sensor-proxy's reading, so desktops' curves stay the same).
-    case applesmcLight
-    /// IIO proximity: a raw value against a near level (``ProximityHysteresis``).
-    case proximity(nearLevel: Double)
+/// A driver's rule for a buffered channel's value, already `(value + offset) × scale` and finite.
+protocol BufferConversion: Sendable {
+    var readerName: String { get }
+    func reading(_ converted: Double, raw: Double) -> Result<SensorReading, ValueProblem>
+}
+
+/// Why a value read is no reading: said once per episode in the log, quoting the value.
+struct ValueProblem: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// A device that can serve a kind, with how to read it; `plan` is nil when it cannot be served
@@ -61,31 +63,23 @@ public enum KindDiscovery {
         }
     }
 
-    /// The buffered channel of each kind (HID sensor hubs' ambient light and compass).
-    static func bufferedChannel(for kind: SensorKind) -> String? {
-        switch kind {
-        case .light: "intensity_both"
-        case .compass: "rot_from_north_magnetic_tilt_comp"
-        case .proximity: nil
-        }
-    }
-
-    /// A device whose buffer carries the kind's channel, with the trigger that paces it (the
-    /// device's current one, else `NAME-devN` or `NAME-trigger`); without a trigger it cannot be
-    /// read, and says so.
-    static func bufferedChannel(_ device: UdevDevice, kind: SensorKind, triggers: [String]) -> KindCandidate? {
-        guard let channel = bufferedChannel(for: kind), device.hasAttribute("scan_elements/in_\(channel)_en") else {
-            return nil
-        }
+    /// A device whose buffer carries `channel` (`intensity_both`), for a driver of `kind`, with the
+    /// trigger that paces it (the device's current one, else `NAME-devN` or `NAME-trigger`); without
+    /// a trigger it cannot be read, and says so. `unit` names the reading's unit in the description,
+    /// `lightUnit` is the state's unit of a light sensor.
+    static func bufferedChannel(
+        _ device: UdevDevice, kind: SensorKind, channel: String, unit: String, lightUnit: LightUnit?,
+        triggers: [String], conversion: any BufferConversion
+    ) -> KindCandidate? {
+        guard device.hasAttribute("scan_elements/in_\(channel)_en") else { return nil }
         let name = device.attribute("name") ?? device.sysname
         let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
         let trigger =
             current
             ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
-        let unit = kind == .light ? "lux" : "°"
         var description = KindSensorDescription(
             kind: kind, identifier: device.sysname, name: name, acquisition: .iioBuffer, sysfsPath: device.syspath,
-            unit: kind == .light ? .lux : nil,
+            unit: lightUnit,
             reading: "buffer in_\(channel) × scale in \(unit), trigger \(trigger ?? "none")")
         guard let trigger else {
             description.problems.append(
@@ -96,9 +90,7 @@ public enum KindDiscovery {
         }
         return KindCandidate(
             description: description,
-            plan: .buffer(
-                deviceID: device.sysname, channel: channel, trigger: trigger,
-                conversion: kind == .light ? .light : .heading),
+            plan: .buffer(deviceID: device.sysname, channel: channel, trigger: trigger, conversion: conversion),
             syspath: device.syspath)
     }
 

@@ -9,6 +9,19 @@ struct HIDCompassDriver: SensorDriver {
     let subsystems = ["iio"]
 
     func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
-        KindDiscovery.bufferedChannel(device, kind: .compass, triggers: context.triggers).map(DriverMatch.kind)
+        KindDiscovery.bufferedChannel(
+            device, kind: .compass, channel: "rot_from_north_magnetic_tilt_comp", unit: "°", lightUnit: nil,
+            triggers: context.triggers, conversion: Conversion()
+        ).map(DriverMatch.kind)
+    }
+
+    /// Degrees from magnetic north, within [0, 360).
+    struct Conversion: BufferConversion {
+        var readerName: String { "orientd-compass" }
+
+        func reading(_ converted: Double, raw: Double) -> Result<SensorReading, ValueProblem> {
+            let degrees = converted.truncatingRemainder(dividingBy: 360)
+            return .success(.heading(degrees < 0 ? degrees + 360 : degrees))
+        }
     }
 }

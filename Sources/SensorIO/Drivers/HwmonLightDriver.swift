@@ -32,7 +32,25 @@ struct HwmonLightDriver: SensorDriver {
         return KindCandidate(
             description: description,
             plan: .attribute(
-                path: device.syspath + "/light", conversion: .applesmcLight, interval: Self.applesmcInterval),
+                path: device.syspath + "/light", conversion: Conversion(), interval: Self.applesmcInterval),
             syspath: device.syspath)
+    }
+
+    /// applesmc's `(left,right)`: the brighter side as a percentage of its 255 maximum, in the
+    /// vendor unit (iio-sensor-proxy's reading, so desktops' curves stay the same).
+    struct Conversion: AttributeConversion {
+        var readerName: String { "orientd-light" }
+
+        func reading(from text: String) -> Result<SensorReading, ValueProblem> {
+            let trimmed = String(text.trimmingWhitespace())
+            // "(l,r)": two integers in parentheses.
+            let inner =
+                trimmed.hasPrefix("(") && trimmed.hasSuffix(")") ? trimmed.dropFirst().dropLast() : Substring("")
+            let parts = inner.split(separator: ",").map { Int($0.trimmingWhitespace()) }
+            guard parts.count == 2, let left = parts[0], let right = parts[1], left >= 0, right >= 0 else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not \"(left,right)\""))
+            }
+            return .success(.light(level: Double(max(left, right)) / 255 * 100, unit: .vendor))
+        }
     }
 }

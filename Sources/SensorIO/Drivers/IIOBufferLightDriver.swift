@@ -9,6 +9,21 @@ struct IIOBufferLightDriver: SensorDriver {
     let subsystems = ["iio"]
 
     func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
-        KindDiscovery.bufferedChannel(device, kind: .light, triggers: context.triggers).map(DriverMatch.kind)
+        KindDiscovery.bufferedChannel(
+            device, kind: .light, channel: "intensity_both", unit: "lux", lightUnit: .lux, triggers: context.triggers,
+            conversion: Conversion()
+        ).map(DriverMatch.kind)
+    }
+
+    /// Lux (the ABI calls `in_intensity` unitless; HID hubs report lux); never negative.
+    struct Conversion: BufferConversion {
+        var readerName: String { "orientd-light" }
+
+        func reading(_ converted: Double, raw: Double) -> Result<SensorReading, ValueProblem> {
+            guard converted >= 0 else {
+                return .failure(ValueProblem("\(raw) gives \(converted) lux: a light level is never negative"))
+            }
+            return .success(.light(level: converted, unit: .lux))
+        }
     }
 }

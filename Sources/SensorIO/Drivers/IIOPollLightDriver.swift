@@ -61,7 +61,26 @@ struct IIOPollLightDriver: SensorDriver {
         return KindCandidate(
             description: description,
             plan: .attribute(
-                path: device.syspath + "/" + file, conversion: .light(scale: scale, offset: offset),
+                path: device.syspath + "/" + file, conversion: Conversion(scale: scale, offset: offset),
                 interval: interval), syspath: device.syspath)
+    }
+
+    /// IIO light: (value + offset) × scale in lux; text, NaN, infinity and a negative level are refused.
+    struct Conversion: AttributeConversion {
+        let scale: Double
+        let offset: Double
+        var readerName: String { "orientd-light" }
+
+        func reading(from text: String) -> Result<SensorReading, ValueProblem> {
+            let trimmed = String(text.trimmingWhitespace())
+            guard let value = Double(trimmed), value.isFinite else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
+            }
+            let level = (value + offset) * scale
+            guard level >= 0 else {
+                return .failure(ValueProblem("\"\(trimmed)\" gives \(level) lux: a light level is never negative"))
+            }
+            return .success(.light(level: level, unit: .lux))
+        }
     }
 }

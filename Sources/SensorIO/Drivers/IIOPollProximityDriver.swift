@@ -52,7 +52,25 @@ struct IIOPollProximityDriver: SensorDriver {
         return KindCandidate(
             description: description,
             plan: .attribute(
-                path: device.syspath + "/" + file, conversion: .proximity(nearLevel: level),
+                path: device.syspath + "/" + file, conversion: Conversion(nearLevel: level),
                 interval: Self.proximityInterval), syspath: device.syspath)
+    }
+
+    /// A raw value against the near level, with ``ProximityHysteresis``' margin below it.
+    struct Conversion: AttributeConversion {
+        private var hysteresis: ProximityHysteresis
+        var readerName: String { "orientd-prox" }
+
+        init(nearLevel: Double) {
+            hysteresis = ProximityHysteresis(nearLevel: nearLevel)
+        }
+
+        mutating func reading(from text: String) -> Result<SensorReading, ValueProblem> {
+            let trimmed = String(text.trimmingWhitespace())
+            guard let value = Double(trimmed), value.isFinite else {
+                return .failure(ValueProblem("\"\(trimmed.prefix(40))\" is not a number"))
+            }
+            return .success(.proximity(near: hysteresis.classify(value)))
+        }
     }
 }
