@@ -12,8 +12,9 @@ import OrientationProtocol
 ///
 /// It decides; ``SystemBusConnection`` (on its own thread) does the bus's I/O: method calls and
 /// polkit's answers come in as ``SystemBusEvent``s, replies and signals go out as
-/// ``SystemBusCommand``s. Lives on the hub's event loop.
-final class SensorProxyFrontEnd: @unchecked Sendable {
+/// ``SystemBusCommand``s. Lives on the hub's event loop (its state is bound to it, checked at every
+/// access).
+final class SensorProxyFrontEnd: Sendable {
     /// polkit's action for every claim and release, as iio-sensor-proxy 3.4+ checks it.
     static let claimAction = "net.hadess.SensorProxy.claim-sensor"
     /// A claim's reply waits for the sensor's first value at most this long.
@@ -23,20 +24,72 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
     private let submit: @Sendable (SystemBusCommand) -> Void
     private let checksPolkit: Bool
     let logger = Logger(label: "orientd.dbus")
-    private(set) var values = SensorProxyValues()
     /// A claimant: its listener and what it claims (claims are not nested per name, as in iio-sensor-proxy).
     private struct Claimant {
         var listener: ListenerID
         var claimed: Set<ClaimedSensor>
     }
 
-    private var claimants: [String: Claimant] = [:]
-    /// Calls waiting for polkit or the bus driver, by call id.
-    private var authorizing: [Int: BusCall] = [:]
-    /// Claims answered once their sensor's first value is known (or at the deadline).
-    private var waitingForValue: [BusCall] = []
-    private var firstReplyTimer: Scheduled<Void>?
-    private var polkitAbsenceLogged = false
+    private let loopState: NIOLoopBoundBox<LoopState>
+
+    private final class LoopState {
+        var values = SensorProxyValues()
+        var claimants: [String: Claimant] = [:]
+        /// Calls waiting for polkit or the bus driver, by call id.
+        var authorizing: [Int: BusCall] = [:]
+        /// Claims answered once their sensor's first value is known (or at the deadline).
+        var waitingForValue: [BusCall] = []
+        var firstReplyTimer: Scheduled<Void>?
+        var polkitAbsenceLogged = false
+    }
+
+    private(set) var values: SensorProxyValues {
+        get { loopState.value.values }
+        _modify {
+            let state = loopState.value
+            yield &state.values
+        }
+    }
+
+    private var claimants: [String: Claimant] {
+        get { loopState.value.claimants }
+        _modify {
+            let state = loopState.value
+            yield &state.claimants
+        }
+    }
+
+    private var authorizing: [Int: BusCall] {
+        get { loopState.value.authorizing }
+        _modify {
+            let state = loopState.value
+            yield &state.authorizing
+        }
+    }
+
+    private var waitingForValue: [BusCall] {
+        get { loopState.value.waitingForValue }
+        _modify {
+            let state = loopState.value
+            yield &state.waitingForValue
+        }
+    }
+
+    private var firstReplyTimer: Scheduled<Void>? {
+        get { loopState.value.firstReplyTimer }
+        _modify {
+            let state = loopState.value
+            yield &state.firstReplyTimer
+        }
+    }
+
+    private var polkitAbsenceLogged: Bool {
+        get { loopState.value.polkitAbsenceLogged }
+        _modify {
+            let state = loopState.value
+            yield &state.polkitAbsenceLogged
+        }
+    }
 
     /// - Parameters:
     ///   - checksPolkit: `[dbus] polkit`: ask polkit about every claim and release.
@@ -45,6 +98,7 @@ final class SensorProxyFrontEnd: @unchecked Sendable {
         self.hub = hub
         self.checksPolkit = checksPolkit
         self.submit = submit
+        loopState = NIOLoopBoundBox.makeBoxSendingValue(LoopState(), eventLoop: hub.eventLoop)
     }
 
     /// Starts following the daemon's state (the bus serves the values from now on).

@@ -80,6 +80,12 @@ enum BusNameOutcome: Sendable, Equatable {
 /// Why a thread and not the hub's event loop: SwiftNIO has no public way to watch a descriptor it
 /// does not own, and sd-bus is not thread-safe; a thread asleep in poll(2) on the bus and an eventfd
 /// costs no wake-ups while nothing happens.
+///
+/// Invariant for `@unchecked Sendable`: `bus`, `object`, `slots`, `strings`, `openCalls`, `nextCallID`,
+/// `onEvent` and `thread` are used by one thread at a time: the owner's before ``start(onEvent:)``
+/// starts the bus thread and after ``stop()`` has joined it, the bus thread (``run()`` and the
+/// sd-bus callbacks it dispatches) in between; other threads only ``submit(_:)``, through `inbox`'s
+/// lock and the wakeup eventfd.
 final class SystemBusConnection: @unchecked Sendable {
     static let wellKnownName = "net.hadess.SensorProxy"
 

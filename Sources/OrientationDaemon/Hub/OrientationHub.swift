@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import OrientationCore
 import OrientationProtocol
@@ -9,17 +10,14 @@ import SensorCore
 /// sensor sampling or not, timers, events to the front end, systemd's status line, the log).
 ///
 /// Confined to one event loop (the one all connections run on), so it needs no locks and events go
-/// out in the order they happen.
-public final class OrientationHub: @unchecked Sendable {
+/// out in the order they happen: its mutable state is bound to the loop (``LoopState``), which every
+/// access checks.
+public final class OrientationHub: Sendable {
     public let eventLoop: any EventLoop
     /// `orientd.hub` (requests, claims, shutdown).
     let logger = Logger(label: "orientd.hub")
     /// `orientd.sensor` (sensor events).
     let sensorLogger = Logger(label: "orientd.sensor")
-    /// Told a one-line summary whenever the state or the number of clients changes (systemd STATUS=),
-    /// at most once a second (see ``StatusThrottle``).
-    var statusObserver: (@Sendable (String) -> Void)?
-    private var statusThrottle = StatusThrottle(interval: 1)
     private let source: any AccelerometerSource
     /// A convertible's keyboard-base sensor, when one is read.
     private let baseSource: (any AccelerometerSource)?
@@ -27,35 +25,155 @@ public final class OrientationHub: @unchecked Sendable {
     private let hingeAngleSensor: (any HingeAngleSensor)?
     /// Light, proximity and compass: each sampled while its topic is claimed.
     private let kindSources: [SensorKind: any KindSensorSource]
-    private var kindFaultLogs: [SensorKind: FaultLogLimiter] = [:]
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
     /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
     let hinge: HingeStage?
-    private var machine: HubStateMachine
     /// `orientd 0.9.0`, for hello and the log.
     let serverName: String
-    /// The Unix socket's clients.
-    private(set) lazy var socket = SocketFrontEnd(hub: self, serverName: serverName)
-    /// net.hadess.SensorProxy's claimants, while the daemon serves the system bus.
-    var sensorProxy: SensorProxyFrontEnd?
-    /// libinput's tablet-mode switch, on a convertible.
-    var tabletModeReporter: TabletModeReporter?
-    private var stopTask: Scheduled<Void>?
+    /// The Unix socket's front end, made at its first use (from any thread; the part that binds
+    /// the socket is not on the loop).
+    private let socketFrontEnd = NIOLockedValueBox<SocketFrontEnd?>(nil)
     /// Goes off when the display sensor has been silent for the detector's timeout (see
-    /// ``armSilenceAlarm()``); set at the end of `init`, then never changed. Its thread runs while
-    /// the daemon's "silence alarm" part does.
-    private(set) var silenceAlarm: MonotonicAlarm!
-    private var hingeCheckTask: Scheduled<Void>?
-    /// The base sensor was found and not lost since (``holdDisplayPace()``).
-    private var basePresent = false
-    /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
-    private var faultLog = FaultLogLimiter()
-    private var baseFaultLog = FaultLogLimiter()
-    /// The display sensor's matrix last announced, to log a change of it (a hwdb entry installed).
-    private var sensorMatrix: MountMatrix?
-    /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
-    private var sensorRestPacing: String?
+    /// ``armSilenceAlarm()``). Its thread runs while the daemon's "silence alarm" part does.
+    let silenceAlarm: MonotonicAlarm
+    private let loopState: NIOLoopBoundBox<LoopState>
+
+    /// What the hub changes, on its loop only.
+    private final class LoopState {
+        /// Told a one-line summary whenever the state or the number of clients changes (systemd
+        /// STATUS=), at most once a second (see ``StatusThrottle``).
+        var statusObserver: (@Sendable (String) -> Void)?
+        var statusThrottle = StatusThrottle(interval: 1)
+        var kindFaultLogs: [SensorKind: FaultLogLimiter] = [:]
+        var machine: HubStateMachine
+        /// net.hadess.SensorProxy's claimants, while the daemon serves the system bus.
+        var sensorProxy: SensorProxyFrontEnd?
+        /// libinput's tablet-mode switch, on a convertible.
+        var tabletModeReporter: TabletModeReporter?
+        var stopTask: Scheduled<Void>?
+        var hingeCheckTask: Scheduled<Void>?
+        /// The base sensor was found and not lost since (``holdDisplayPace()``).
+        var basePresent = false
+        /// Every fault episode changes the status; the log hears of each kind at most every 10 s.
+        var faultLog = FaultLogLimiter()
+        var baseFaultLog = FaultLogLimiter()
+        /// The display sensor's matrix last announced, to log a change of it (a hwdb entry installed).
+        var sensorMatrix: MountMatrix?
+        /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
+        var sensorRestPacing: String?
+
+        init(machine: HubStateMachine) {
+            self.machine = machine
+        }
+    }
+
+    /// The hub the silence alarm rings into, set once `init` has made it.
+    private struct WeakHub: Sendable {
+        weak var hub: OrientationHub?
+    }
+
+    /// The Unix socket's clients.
+    var socket: SocketFrontEnd {
+        socketFrontEnd.withLockedValue { frontEnd in
+            if let frontEnd { return frontEnd }
+            let made = SocketFrontEnd(hub: self, serverName: serverName)
+            frontEnd = made
+            return made
+        }
+    }
+
+    var statusObserver: (@Sendable (String) -> Void)? {
+        get { loopState.value.statusObserver }
+        _modify {
+            let state = loopState.value
+            yield &state.statusObserver
+        }
+    }
+    private var statusThrottle: StatusThrottle {
+        get { loopState.value.statusThrottle }
+        _modify {
+            let state = loopState.value
+            yield &state.statusThrottle
+        }
+    }
+    private var kindFaultLogs: [SensorKind: FaultLogLimiter] {
+        get { loopState.value.kindFaultLogs }
+        _modify {
+            let state = loopState.value
+            yield &state.kindFaultLogs
+        }
+    }
+    private var machine: HubStateMachine {
+        get { loopState.value.machine }
+        _modify {
+            let state = loopState.value
+            yield &state.machine
+        }
+    }
+    var sensorProxy: SensorProxyFrontEnd? {
+        get { loopState.value.sensorProxy }
+        _modify {
+            let state = loopState.value
+            yield &state.sensorProxy
+        }
+    }
+    var tabletModeReporter: TabletModeReporter? {
+        get { loopState.value.tabletModeReporter }
+        _modify {
+            let state = loopState.value
+            yield &state.tabletModeReporter
+        }
+    }
+    private var stopTask: Scheduled<Void>? {
+        get { loopState.value.stopTask }
+        _modify {
+            let state = loopState.value
+            yield &state.stopTask
+        }
+    }
+    private var hingeCheckTask: Scheduled<Void>? {
+        get { loopState.value.hingeCheckTask }
+        _modify {
+            let state = loopState.value
+            yield &state.hingeCheckTask
+        }
+    }
+    private var basePresent: Bool {
+        get { loopState.value.basePresent }
+        _modify {
+            let state = loopState.value
+            yield &state.basePresent
+        }
+    }
+    private var faultLog: FaultLogLimiter {
+        get { loopState.value.faultLog }
+        _modify {
+            let state = loopState.value
+            yield &state.faultLog
+        }
+    }
+    private var baseFaultLog: FaultLogLimiter {
+        get { loopState.value.baseFaultLog }
+        _modify {
+            let state = loopState.value
+            yield &state.baseFaultLog
+        }
+    }
+    private var sensorMatrix: MountMatrix? {
+        get { loopState.value.sensorMatrix }
+        _modify {
+            let state = loopState.value
+            yield &state.sensorMatrix
+        }
+    }
+    private var sensorRestPacing: String? {
+        get { loopState.value.sensorRestPacing }
+        _modify {
+            let state = loopState.value
+            yield &state.sensorRestPacing
+        }
+    }
 
     public init(
         eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
@@ -72,12 +190,17 @@ public final class OrientationHub: @unchecked Sendable {
             configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace)
         let convertible = baseSource != nil || hingeAngleSensor != nil
         hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
-        machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
-        silenceAlarm = MonotonicAlarm(name: "orientd-silence") { [weak self] in
-            guard let self else { return }
-            eventLoop.execute { self.silenceAlarmRang() }
+        let machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
+        let launchError = machine.systemSessionLaunchError
+        loopState = NIOLoopBoundBox.makeBoxSendingValue(LoopState(machine: machine), eventLoop: eventLoop)
+        // Made before `self` is, so the alarm finds the hub through `ringing`, as weakly as before.
+        let ringing = NIOLockedValueBox(WeakHub())
+        silenceAlarm = MonotonicAlarm(name: "orientd-silence") {
+            guard let hub = ringing.withLockedValue({ $0.hub }) else { return }
+            eventLoop.execute { hub.silenceAlarmRang() }
         }
-        if let error = machine.systemSessionLaunchError {
+        ringing.withLockedValue { $0.hub = self }
+        if let error = launchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
         }
     }

@@ -271,7 +271,7 @@ public final class OrientationDaemonService: Sendable {
         let loop = hub.eventLoop, detection = hub.detection, hinge = hub.hinge
         // Moved from the sensor's thread with every sample that moves the detector's deadline: the
         // alarm is a timerfd any thread may set without waking anyone, not a hub method.
-        let silenceAlarm = hub.silenceAlarm!
+        let silenceAlarm = hub.silenceAlarm
         source.deliver { event in
             let detected = detection.observe(event)
             let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()

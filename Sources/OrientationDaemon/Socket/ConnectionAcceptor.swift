@@ -77,7 +77,9 @@ final class ConnectionAcceptor: Sendable {
         /// Hands `client` to the loop with a writer on `duplicate`; it leaves the window once its
         /// channel is registered there (or has failed to be).
         func serve(_ client: Int32, duplicate: Int32) {
-            let writer = SocketWriter(descriptor: duplicate)
+            // Moved to the loop, the one place it is used (released wherever the box goes if the
+            // channel never gets there, closing the duplicate).
+            let writer = NIOLoopBoundBox.makeBoxSendingValue(SocketWriter(descriptor: duplicate), eventLoop: eventLoop)
             let credentials = Authorization.peerCredentials(of: client)
             ClientBootstrap(group: eventLoop)
                 .channelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
@@ -85,7 +87,7 @@ final class ConnectionAcceptor: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                         try channel.pipeline.syncOperations.addHandler(
-                            ConnectionHandler(frontEnd: frontEnd, credentials: credentials, writer: writer))
+                            ConnectionHandler(frontEnd: frontEnd, credentials: credentials, writer: writer.value))
                     }
                 }
                 .withConnectedSocket(client)

@@ -8,19 +8,40 @@ import SensorCore
 /// ``ClientRequest``s for the hub, and the hub's events and replies become lines (protocol v1,
 /// docs/protocol.md). The only part of the daemon that knows the wire format.
 ///
-/// Lives on the hub's event loop.
-final class SocketFrontEnd: @unchecked Sendable {
+/// Lives on the hub's event loop (its state is bound to it, checked at every access).
+final class SocketFrontEnd: Sendable {
     /// The hub owns the front end.
     private unowned let hub: OrientationHub
     let serverName: String
     /// `orientd.socket` (connections).
     let logger = Logger(label: "orientd.socket")
-    private var connections: [ListenerID: Connection] = [:]
-    private var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)?
+    private let loopState: NIOLoopBoundBox<LoopState>
+
+    private final class LoopState {
+        var connections: [ListenerID: Connection] = [:]
+        var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)?
+    }
+
+    private var connections: [ListenerID: Connection] {
+        get { loopState.value.connections }
+        _modify {
+            let state = loopState.value
+            yield &state.connections
+        }
+    }
+
+    private var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)? {
+        get { loopState.value.helloCache }
+        _modify {
+            let state = loopState.value
+            yield &state.helloCache
+        }
+    }
 
     init(hub: OrientationHub, serverName: String) {
         self.hub = hub
         self.serverName = serverName
+        loopState = NIOLoopBoundBox.makeBoxSendingValue(LoopState(), eventLoop: hub.eventLoop)
     }
 
     var eventLoop: any EventLoop { hub.eventLoop }
@@ -84,8 +105,9 @@ final class SocketFrontEnd: @unchecked Sendable {
     func deliver(_ event: Event, to listeners: [ListenerID]) {
         guard !listeners.isEmpty else { return }
         let line = Connection.line(ServerMessage.event(event))
+        let state = loopState.value  // checked once, not per listener
         for listener in listeners {
-            connections[listener]?.sendEvent(line: line, topic: event.topic)
+            state.connections[listener]?.sendEvent(line: line, topic: event.topic)
         }
     }
 
@@ -115,7 +137,7 @@ final class SocketFrontEnd: @unchecked Sendable {
 }
 
 /// Decoded lines → the front end; connection life → the front end.
-final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let frontEnd: SocketFrontEnd

@@ -15,9 +15,9 @@ import Glibc
 /// the connection, and hands SwiftNIO whatever the socket does not take, so the bytes stay in order
 /// and SwiftNIO still reports when the socket drains.
 ///
-/// Sendable only to be moved: the accepting thread creates it and hands it to the hub's loop, where
-/// alone it is used from then on.
-final class SocketWriter: @unchecked Sendable {
+/// Not Sendable: the accepting thread creates it and moves it to the hub's loop (in a
+/// `NIOLoopBoundBox`), where alone it is used from then on.
+final class SocketWriter {
     /// What one nonblocking write did.
     enum Outcome: Equatable {
         /// This many bytes went to the socket (0 when its buffer is full, or after ``close()``).

@@ -24,20 +24,31 @@ public enum MonotonicClock {
 
 /// A joinable OS thread for work that blocks (sysfs reads that take seconds, buffer refills, reading
 /// standard input), so that it never holds up an event loop or Swift's cooperative pool.
-public final class WorkerThread: @unchecked Sendable {
-    private var thread: pthread_t?
-    private let body: @Sendable () -> Void
+public final class WorkerThread: Sendable {
+    /// The thread until ``join()``. A pthread lock (ThreadSanitizer sees it), held while joining, so
+    /// that a second `join()` returns only once the thread has ended too.
+    private let thread: NIOLockedValueBox<pthread_t?>
     public let name: String
 
     private final class Box {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
     }
 
     /// Starts `body` on a new thread named `name` (shown in `top -H`, truncated to 15 bytes).
-    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+    public convenience init(name: String, _ body: @escaping @Sendable () -> Void) {
+        self.init(name: name, owned: body)
+    }
+
+    /// Starts `body` on a new thread named `name`, `body` taking along state that is not Sendable
+    /// (a worker's files and libiio handles): it is the new thread's alone, released there when
+    /// `body` returns.
+    public static func start(name: String, owning body: sending @escaping () -> Void) -> WorkerThread {
+        WorkerThread(name: name, owned: body)
+    }
+
+    private init(name: String, owned body: sending @escaping () -> Void) {
         self.name = name
-        self.body = body
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var handle = pthread_t()
         let result = pthread_create(
@@ -48,15 +59,17 @@ public final class WorkerThread: @unchecked Sendable {
                 return nil
             }, box)
         precondition(result == 0, "pthread_create failed: \(result)")
-        thread = handle
+        thread = NIOLockedValueBox(handle)
         _ = String(name.utf8.prefix(15))!.withCString { pthread_setname_np(handle, $0) }
     }
 
-    /// Waits for the body to return. Call once.
+    /// Waits for the body to return; later calls return at once.
     public func join() {
-        guard let thread else { return }
-        pthread_join(thread, nil)
-        self.thread = nil
+        thread.withLockedValue { thread in
+            guard let handle = thread else { return }
+            pthread_join(handle, nil)
+            thread = nil
+        }
     }
 }
 
@@ -112,10 +125,9 @@ public final class Wakeup: Sendable {
 /// daemon's wake-ups; `timerfd_settime` from the sensor's thread wakes nobody, and the watcher runs
 /// only when the deadline really passes.
 ///
-/// Invariant for `@unchecked Sendable`: `timer` and `stopper` are set once in `init`; the watcher
-/// thread is started and joined under `watcher`'s lock; any thread may set or cancel the timerfd,
-/// which the kernel serialises.
-public final class MonotonicAlarm: @unchecked Sendable {
+/// Any thread may set or cancel the timerfd, which the kernel serialises; the watcher thread is
+/// started and joined under `watcher`'s lock.
+public final class MonotonicAlarm: Sendable {
     private let timer: Int32
     private let stopper = Wakeup()
     private let name: String

@@ -12,7 +12,8 @@ import NIOConcurrencyHelpers
 /// Sample times are the host's monotonic clock at which each sample is due, so the spacing of the
 /// trace is kept exactly; both sides count from the trace's first row, so two sources started
 /// together stay in step. Stopping pauses the replay; starting again resumes where it stopped.
-public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
+public final class TraceReplaySource: AccelerometerSource, Sendable {
+    private let worker: SourceThread
     private let samples: [(time: Double, reading: Vector3)]
     /// The trace's first time, over both sensors' rows.
     private let origin: Double
@@ -32,7 +33,7 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
             location: role == .base ? .base : (rows.contains { $0.location == .base } ? .display : .unknown),
             mountMatrix: mountMatrix ?? .identity, mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
             samplingFrequency: Self.rate(of: samples))
-        super.init()
+        worker = SourceThread(name: samples.isEmpty ? nil : (role == .base ? "orientd-replay-b" : "orientd-replay"))
         guard !samples.isEmpty else {
             if role == .display {
                 throw TraceFileError(path: path, line: nil, problem: "no display samples (every row is the base's)")
@@ -41,10 +42,18 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
             return
         }
         outlet.emit(.available(description))
-        threadName = role == .base ? "orientd-replay-b" : "orientd-replay"
     }
 
-    override func run() {
+    deinit { shutdown() }
+
+    public var outlet: SensorEventOutlet { worker.outlet }
+    private var control: SamplingSwitch { worker.control }
+    public func start() throws(SensorStartError) { worker.start { [unowned self] in self.run() } }
+    public func startSampling() { control.set(sampling: true) }
+    public func stopSampling() { control.set(sampling: false) }
+    public func shutdown() { worker.shutdown() }
+
+    private func run() {
         var anchor: Double?  // monotonic time at which trace time `origin` is due
         var pausedAt: Double?
         var index = 0
@@ -84,21 +93,29 @@ public final class TraceReplaySource: ThreadedSource, @unchecked Sendable {
 /// CSV lines `t,x,y,z` read live from standard input (or any descriptor): for piping in data from
 /// another program. Times keep the spacing of `t`, anchored to the monotonic clock at the first line.
 /// A malformed line is reported as a fault and skipped; end of input ends the source.
-public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
+public final class StandardInputSource: AccelerometerSource, Sendable {
+    private let worker = SourceThread(name: "orientd-stdin")
     private let input: Int32
 
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
         input = fileDescriptor
-        super.init()
         outlet.emit(
             .available(
                 SensorDescription(
                     identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
                     mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
-        threadName = "orientd-stdin"
     }
 
-    override func run() {
+    deinit { shutdown() }
+
+    public var outlet: SensorEventOutlet { worker.outlet }
+    private var control: SamplingSwitch { worker.control }
+    public func start() throws(SensorStartError) { worker.start { [unowned self] in self.run() } }
+    public func startSampling() { control.set(sampling: true) }
+    public func stopSampling() { control.set(sampling: false) }
+    public func shutdown() { worker.shutdown() }
+
+    private func run() {
         var pending: [UInt8] = []
         var lineNumber = 0
         var anchor: (host: Double, trace: Double)?
@@ -155,35 +172,28 @@ public final class StandardInputSource: ThreadedSource, @unchecked Sendable {
     }
 }
 
-/// A source whose work runs on one worker thread that obeys a ``SamplingSwitch``: the mock sources.
-/// A subclass sets itself up and names its thread (none: nothing to run); ``start()`` starts the
-/// thread, whose ``run()`` returns when the switch says shut down (or the input ends).
-public class ThreadedSource: AccelerometerSource, @unchecked Sendable {
-    public let outlet = SensorEventOutlet()
+/// The worker thread of a mock source, which obeys a ``SamplingSwitch``, and the source's outlet.
+/// The source names the thread (nil: nothing to run); ``start(_:)`` starts it with the source's
+/// body, which returns when the switch says shut down (or the input ends).
+final class SourceThread: Sendable {
+    let outlet = SensorEventOutlet()
     let control = SamplingSwitch()
-    /// Set by the subclass's initializer, read by ``start()``.
-    var threadName: String?
+    private let name: String?
     /// Start and shutdown may come from different threads.
     private let thread = NIOLockedValueBox<WorkerThread?>(nil)
 
-    init() {}
+    init(name: String?) {
+        self.name = name
+    }
 
-    deinit { shutdown() }
-
-    public func start() throws(SensorStartError) {
-        guard let threadName, !control.state.shutDown else { return }
+    func start(_ body: @escaping @Sendable () -> Void) {
+        guard let name, !control.state.shutDown else { return }
         thread.withLockedValue { thread in
-            if thread == nil { thread = WorkerThread(name: threadName) { [unowned self] in self.run() } }
+            if thread == nil { thread = WorkerThread(name: name, body) }
         }
     }
 
-    /// The worker's body.
-    func run() {}
-
-    public func startSampling() { control.set(sampling: true) }
-    public func stopSampling() { control.set(sampling: false) }
-
-    public func shutdown() {
+    func shutdown() {
         guard control.shutDown() else { return }
         thread.withLockedValue { $0 }?.join()
         thread.withLockedValue { $0 = nil }

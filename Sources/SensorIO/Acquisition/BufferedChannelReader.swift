@@ -14,13 +14,14 @@ import Glibc
 /// sensor that reports on change; a device that vanishes (ENODEV) ends the reader through `lost`.
 /// Values are `(value + offset) × scale`; a value that makes no sense (negative light, NaN) is a
 /// fault said once per episode, and the reading is dropped.
-final class BufferedChannelReader: KindReader, @unchecked Sendable {
+final class BufferedChannelReader: KindReader, Sendable {
     private let device: String
     private let conversion: any BufferConversion
     private let emit: @Sendable (KindSensorEvent) -> Void
     /// The buffer, so that ``stop()`` can cancel a blocked refill; a pthread lock (see IIOAcquisition).
     private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
-    private var thread: WorkerThread?
+    /// Set once the buffer is open (the channel moves to the thread with it).
+    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
 
     init(
         deviceID: String, channel channelID: String, trigger: String?, conversion: any BufferConversion,
@@ -38,12 +39,13 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
             return
         }
         control.withLockedValue { $0.buffer = opened.0 }
-        thread = WorkerThread(name: conversion.readerName) { [self] in
+        let worker = WorkerThread.start(name: conversion.readerName) { [self] in
             if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) {
                 lost(reason)
             }
             control.withLockedValue { $0.buffer = nil }
         }
+        thread.withLockedValue { $0 = worker }
     }
 
     func stop() {
@@ -51,8 +53,8 @@ final class BufferedChannelReader: KindReader, @unchecked Sendable {
             state.stopping = true
             state.buffer?.cancel()
         }
-        thread?.join()
-        thread = nil
+        thread.withLockedValue { $0 }?.join()
+        thread.withLockedValue { $0 = nil }
     }
 
     private static func open(

@@ -1,6 +1,7 @@
 import Dispatch
 import OrientationCore
 import SensorCore
+import Synchronization
 
 /// Samples a chosen accelerometer until stopped; ``description`` says how (mode, rate, scale).
 protocol AccelerometerAcquisition: AnyObject {
@@ -19,30 +20,34 @@ extension IIOAcquisition: AccelerometerAcquisition {}
 /// and, while sampling, opened at once. A remote sensor is reconnected every `retryInterval` seconds
 /// while unreachable. Samples are taken on a thread of their own by an ``IIOAcquisition`` (IIO,
 /// local or remote) or an ``InputAccelerometerAcquisition`` (evdev).
-public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Sendable {
+public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
     public let outlet = SensorEventOutlet()
     /// The read interval in force, kept across acquisitions (polling only).
     public let readPace: ReadPace? = ReadPace()
     private let configuration: SensorConfiguration
     private let queue: DispatchQueue
     public static let retryInterval = 1.0
+    /// Confined to `queue`: only code running there takes the lock, so it is never contended
+    /// (Synchronization's Mutex, which may hold udev and the dispatch sources; see ``UdevKindSource``).
+    private let state = Mutex(State())
 
-    // Confined to `queue`.
-    private var udev: Udev?
-    private var watch: UdevWatch?
-    private var retryTimer: (any DispatchSourceTimer)?
-    private var started = false
-    private var sampling = false
-    private var shutDown = false
-    private var current: (candidate: AccelerometerCandidate, description: SensorDescription)?
-    private var acquisition: (any AccelerometerAcquisition)?
-    /// Counts acquisitions, so that a late "ended" from an old worker is ignored.
-    private var generation = 0
-    private var pollInsteadOfBuffer = false
-    private var removedPaths: Set<String> = []
-    /// True once the absence was reported, until a sensor is adopted again.
-    private var announcedUnavailable = false
-    private var openFaults = FaultTracker()
+    private struct State {
+        var udev: Udev?
+        var watch: UdevWatch?
+        var retryTimer: (any DispatchSourceTimer)?
+        var started = false
+        var sampling = false
+        var shutDown = false
+        var current: (candidate: AccelerometerCandidate, description: SensorDescription)?
+        var acquisition: (any AccelerometerAcquisition)?
+        /// Counts acquisitions, so that a late "ended" from an old worker is ignored.
+        var generation = 0
+        var pollInsteadOfBuffer = false
+        var removedPaths: Set<String> = []
+        /// True once the absence was reported, until a sensor is adopted again.
+        var announcedUnavailable = false
+        var openFaults = FaultTracker()
+    }
 
     /// Holds nothing until ``start()``.
     public init(configuration: SensorConfiguration) {
@@ -56,23 +61,25 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
     /// only when udev itself cannot be used, holding nothing then.
     public func start() throws(SensorStartError) {
         let result = queue.sync { () -> Result<Void, UdevError> in
-            guard !started, !shutDown else { return .success(()) }
-            if configuration.specification.isLocal {
-                do throws(UdevError) {
-                    let udev = try Udev()
-                    watch = try UdevWatch(
-                        udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue
-                    ) { [weak self] monitor in
-                        self?.handleUdevEvents(monitor)
+            state.withLock { state in
+                guard !state.started, !state.shutDown else { return .success(()) }
+                if configuration.specification.isLocal {
+                    do throws(UdevError) {
+                        let udev = try Udev()
+                        state.watch = try UdevWatch(
+                            udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue
+                        ) { [weak self] monitor in
+                            self?.handleUdevEvents(monitor)
+                        }
+                        state.udev = udev
+                    } catch {
+                        return .failure(error)
                     }
-                    self.udev = udev
-                } catch {
-                    return .failure(error)
                 }
+                state.started = true
+                locate(&state)
+                return .success(())
             }
-            started = true
-            locate()
-            return .success(())
         }
         if case .failure(let error) = result {
             throw SensorStartError("cannot watch for accelerometers: \(error)")
@@ -81,73 +88,80 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
 
     public func startSampling() {
         queue.async { [self] in
-            guard started, !shutDown, !sampling else { return }
-            sampling = true
-            openIfPossible()
+            state.withLock { state in
+                guard state.started, !state.shutDown, !state.sampling else { return }
+                state.sampling = true
+                openIfPossible(&state)
+            }
         }
     }
 
     public func stopSampling() {
         queue.async { [self] in
-            guard sampling else { return }
-            sampling = false
-            closeAcquisition()
+            state.withLock { state in
+                guard state.sampling else { return }
+                state.sampling = false
+                closeAcquisition(&state)
+            }
         }
     }
 
     public func shutdown() {
         let first = queue.sync { () -> Bool in
-            guard !shutDown else { return false }
-            shutDown = true
-            sampling = false
-            watch?.cancel()
-            watch = nil
-            udev = nil
-            retryTimer?.cancel()
-            retryTimer = nil
-            closeAcquisition()
-            return true
+            state.withLock { state in
+                guard !state.shutDown else { return false }
+                state.shutDown = true
+                state.sampling = false
+                state.watch?.cancel()
+                state.watch = nil
+                state.udev = nil
+                state.retryTimer?.cancel()
+                state.retryTimer = nil
+                closeAcquisition(&state)
+                return true
+            }
         }
         if first { outlet.finish() }
     }
 
-    // MARK: - Finding the sensor (on `queue`)
+    // MARK: - Finding the sensor (on `queue`, under the lock)
 
     /// Discovers, selects and describes the sensor; reports a change of sensor or its absence.
-    private func locate() {
-        guard !shutDown else { return }
+    private func locate(_ state: inout State) {
+        guard !state.shutDown else { return }
         if case .network(let host) = configuration.specification {
-            locateRemote(host: host)
+            locateRemote(host: host, &state)
             return
         }
-        guard let udev else { return }
+        guard let udev = state.udev else { return }
         let candidates: [AccelerometerCandidate]
         do {
+            let removedPaths = state.removedPaths
             candidates = try AccelerometerDiscovery.localCandidates(udev: udev).filter {
                 !removedPaths.contains($0.sysfsPath ?? "")
             }
         } catch {
-            reportUnavailable("udev enumeration failed: \(error)")
+            reportUnavailable("udev enumeration failed: \(error)", &state)
             return
         }
         let selection = AccelerometerSelection.choose(
             from: candidates, for: configuration.specification, role: configuration.role)
         guard let chosen = selection.chosen else {
-            if current != nil {
-                closeAcquisition()
-                current = nil
+            if state.current != nil {
+                closeAcquisition(&state)
+                state.current = nil
             }
-            reportUnavailable(selection.reason)
+            reportUnavailable(selection.reason, &state)
             return
         }
-        if let current, current.candidate == chosen { return }
-        closeAcquisition()
+        if let current = state.current, current.candidate == chosen { return }
+        closeAcquisition(&state)
         var description = AccelerometerDiscovery.describe(chosen, udev: udev, configuration: configuration)
         description.selection = ([selection.reason] + selection.skipped.map { "skipped \($0)" }).joined(separator: "; ")
-        adopt(chosen, description)
+        adopt(chosen, description, &state)
     }
 
-    private func locateRemote(host: String) {
+    private func locateRemote(host: String, _ state: inout State) {
         do {
             let found = try AccelerometerDiscovery.networkCandidates(host: host, configuration: configuration)
             var selectionSpecification = configuration.specification
@@ -155,69 +169,73 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
             let selection = AccelerometerSelection.choose(
                 from: found.map(\.0), for: selectionSpecification, role: configuration.role)
             guard let chosen = selection.chosen, var description = found.first(where: { $0.0 == chosen })?.1 else {
-                reportUnavailable("iiod on \(host): \(selection.reason)")
-                scheduleRetry()
+                reportUnavailable("iiod on \(host): \(selection.reason)", &state)
+                scheduleRetry(&state)
                 return
             }
-            if let current, current.candidate == chosen, acquisition != nil { return }
+            if let current = state.current, current.candidate == chosen, state.acquisition != nil { return }
             description.selection = ([selection.reason] + selection.skipped.map { "skipped \($0)" }).joined(
                 separator: "; ")
-            adopt(chosen, description)
+            adopt(chosen, description, &state)
         } catch {
-            reportUnavailable("cannot reach iiod on \(host): \(error.errnoDescription)")
-            scheduleRetry()
+            reportUnavailable("cannot reach iiod on \(host): \(error.errnoDescription)", &state)
+            scheduleRetry(&state)
         }
     }
 
-    private func adopt(_ candidate: AccelerometerCandidate, _ description: SensorDescription) {
-        current = (candidate, description)
-        announcedUnavailable = false
-        pollInsteadOfBuffer = false
+    private func adopt(_ candidate: AccelerometerCandidate, _ description: SensorDescription, _ state: inout State) {
+        state.current = (candidate, description)
+        state.announcedUnavailable = false
+        state.pollInsteadOfBuffer = false
         outlet.emit(.available(description))
-        openIfPossible()
+        openIfPossible(&state)
     }
 
     /// Reports the absence once (with its first reason), so later udev events do not repeat it.
-    private func reportUnavailable(_ reason: String) {
-        guard !announcedUnavailable else { return }
-        announcedUnavailable = true
+    private func reportUnavailable(_ reason: String, _ state: inout State) {
+        guard !state.announcedUnavailable else { return }
+        state.announcedUnavailable = true
         outlet.emit(.unavailable(reason: reason))
     }
 
+    /// On `queue` (the udev watch's handler).
     private func handleUdevEvents(_ monitor: UdevMonitor) {
-        guard !shutDown else { return }
-        var changed = false
-        while let device = monitor.receive() {
-            switch device.action {
-            case "remove":
-                removedPaths.insert(device.syspath)
-                if let current, current.candidate.sysfsPath == device.syspath {
-                    closeAcquisition()
-                    self.current = nil
-                    reportUnavailable("\(current.candidate.deviceID) (\(current.candidate.name)) was removed")
+        state.withLock { state in
+            guard !state.shutDown else { return }
+            var changed = false
+            while let device = monitor.receive() {
+                switch device.action {
+                case "remove":
+                    state.removedPaths.insert(device.syspath)
+                    if let current = state.current, current.candidate.sysfsPath == device.syspath {
+                        closeAcquisition(&state)
+                        state.current = nil
+                        reportUnavailable(
+                            "\(current.candidate.deviceID) (\(current.candidate.name)) was removed", &state)
+                    }
+                    changed = true
+                case "add":
+                    state.removedPaths.remove(device.syspath)
+                    changed = true
+                case "change":
+                    // `udevadm trigger` after a hwdb update (`orientd calibrate --write`): a new
+                    // ACCEL_MOUNT_MATRIX makes a different candidate, which is adopted afresh.
+                    changed = true
+                default:
+                    break
                 }
-                changed = true
-            case "add":
-                removedPaths.remove(device.syspath)
-                changed = true
-            case "change":
-                // `udevadm trigger` after a hwdb update (`orientd calibrate --write`): a new
-                // ACCEL_MOUNT_MATRIX makes a different candidate, which is adopted afresh.
-                changed = true
-            default:
-                break
             }
+            if changed { locate(&state) }
         }
-        if changed { locate() }
     }
 
-    // MARK: - Sampling (on `queue`)
+    // MARK: - Sampling (on `queue`, under the lock)
 
-    private func openIfPossible() {
-        guard sampling, !shutDown, acquisition == nil, let current else { return }
-        let mode = pollInsteadOfBuffer ? .poll : (current.description.acquisition ?? .poll)
-        generation += 1
-        let thisGeneration = generation
+    private func openIfPossible(_ state: inout State) {
+        guard state.sampling, !state.shutDown, state.acquisition == nil, let current = state.current else { return }
+        let mode = state.pollInsteadOfBuffer ? .poll : (current.description.acquisition ?? .poll)
+        state.generation += 1
+        let thisGeneration = state.generation
         let emit: @Sendable (SensorEvent) -> Void = { [outlet] event in outlet.emit(event) }
         let ended: @Sendable (IIOAcquisition.Ending) -> Void = { [weak self] ending in
             guard let self else { return }
@@ -240,65 +258,72 @@ public final class IIOAccelerometerSource: AccelerometerSource, @unchecked Senda
                     context: context, deviceID: current.candidate.deviceID, description: current.description,
                     configuration: configuration, mode: mode, pace: readPace, emit: emit, ended: ended)
             }
-            acquisition = opened
+            state.acquisition = opened
             if opened.description != current.description {
-                self.current = (current.candidate, opened.description)
+                state.current = (current.candidate, opened.description)
                 outlet.emit(.available(opened.description))
             }
-            if openFaults.success(.openFailed) {
+            if state.openFaults.success(.openFailed) {
                 outlet.emit(.recovered(.openFailed, device: current.candidate.deviceID))
             }
         } catch {
-            if openFaults.fault(.openFailed) {
+            if state.openFaults.fault(.openFailed) {
                 outlet.emit(
                     .fault(
                         SensorFault(kind: .openFailed, device: current.candidate.deviceID, detail: error.description)))
             }
-            scheduleRetry()
+            scheduleRetry(&state)
         }
     }
 
-    private func closeAcquisition() {
-        acquisition?.stop()
-        acquisition = nil
+    private func closeAcquisition(_ state: inout State) {
+        state.acquisition?.stop()
+        state.acquisition = nil
     }
 
     /// The worker ended by itself: the device vanished, a remote one failed, or a silent buffer.
+    /// On `queue`.
     private func acquisitionEnded(_ ending: IIOAcquisition.Ending, generation ended: Int) {
-        guard ended == generation else { return }
-        closeAcquisition()
-        guard !shutDown, let current else { return }
-        switch ending {
-        case .bufferSilent(let detail):
-            pollInsteadOfBuffer = true
-            var description = current.description
-            description.acquisition = .poll
-            self.current = (current.candidate, description)
-            outlet.emit(
-                .fault(
-                    SensorFault(
-                        kind: .openFailed, device: current.candidate.deviceID, detail: "\(detail); polling instead")))
-            outlet.emit(.available(description))
-            openIfPossible()
-        case .deviceGone(let detail), .failed(let detail):
-            self.current = nil
-            reportUnavailable("\(current.candidate.deviceID) (\(current.candidate.name)) lost: \(detail)")
-            scheduleRetry()
+        state.withLock { state in
+            guard ended == state.generation else { return }
+            closeAcquisition(&state)
+            guard !state.shutDown, let current = state.current else { return }
+            switch ending {
+            case .bufferSilent(let detail):
+                state.pollInsteadOfBuffer = true
+                var description = current.description
+                description.acquisition = .poll
+                state.current = (current.candidate, description)
+                outlet.emit(
+                    .fault(
+                        SensorFault(
+                            kind: .openFailed, device: current.candidate.deviceID,
+                            detail: "\(detail); polling instead")))
+                outlet.emit(.available(description))
+                openIfPossible(&state)
+            case .deviceGone(let detail), .failed(let detail):
+                state.current = nil
+                reportUnavailable(
+                    "\(current.candidate.deviceID) (\(current.candidate.name)) lost: \(detail)", &state)
+                scheduleRetry(&state)
+            }
         }
     }
 
     /// Looks for the sensor again after `retryInterval` (remote hosts, failed opens, lost devices).
-    private func scheduleRetry() {
-        guard retryTimer == nil, !shutDown else { return }
+    private func scheduleRetry(_ state: inout State) {
+        guard state.retryTimer == nil, !state.shutDown else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + Self.retryInterval)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            retryTimer?.cancel()
-            retryTimer = nil
-            if current == nil { locate() } else { openIfPossible() }
+            self.state.withLock { state in
+                state.retryTimer?.cancel()
+                state.retryTimer = nil
+                if state.current == nil { locate(&state) } else { openIfPossible(&state) }
+            }
         }
-        retryTimer = timer
+        state.retryTimer = timer
         timer.resume()
     }
 }

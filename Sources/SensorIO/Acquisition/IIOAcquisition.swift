@@ -8,10 +8,11 @@ import Glibc
 /// Samples one IIO device on a dedicated thread, by polling its `raw` attributes or through its
 /// buffer, and reports samples and faults as ``SensorEvent``s.
 ///
-/// The context is used only by the worker thread once the acquisition runs. Read faults are reported
+/// The context is used only by the worker thread once the acquisition runs: it, the device, its
+/// channels and the sysfs files are a ``Worker`` that moves to the thread. Read faults are reported
 /// once per episode and the sample is dropped; only the device going away (ENODEV), or a remote one
 /// failing for `lossTimeout` seconds, ends the acquisition.
-final class IIOAcquisition: @unchecked Sendable {
+final class IIOAcquisition: Sendable {
     /// Why the worker ended by itself.
     enum Ending: Sendable, Equatable {
         case deviceGone(String)
@@ -22,26 +23,22 @@ final class IIOAcquisition: @unchecked Sendable {
 
     /// The description with what the acquisition actually set (mode, sampling frequency).
     let description: SensorDescription
-    private let device: IIODevice
-    private let channels: [IIOChannel]
-    /// How the poll loop reads each axis's `raw`: the kept-open sysfs file of a local device, or
-    /// libiio (remote devices, or a local attribute whose file name libiio does not know).
-    private let rawReaders: [RawReader]
-    private let mode: AcquisitionMode
-    private let pollPeriod: Double
     /// A longer interval while the device rests: polled, the sensor is read that much less often;
     /// buffered, the buffer hands over batches that long (its trigger keeps the sampling rate).
     private let pace: ReadPace?
-    private let fallbackAllowed: Bool
-    private let isRemote: Bool
-    private let emit: @Sendable (SensorEvent) -> Void
-    private let wakeup = Wakeup()
+    private let wakeup: Wakeup
     /// A pthread lock, not Synchronization.Mutex, whose futex ThreadSanitizer cannot see on Linux.
-    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
-    private var thread: WorkerThread?
-    /// The sensor's motion interrupt, when it has one and the device is polled with a pace: the
-    /// poll loop sleeps on it at rest. Used by the worker thread only.
-    private var motionInterrupt: IIOMotionInterrupt?
+    private let control: NIOLockedValueBox<Control>
+    private let thread: WorkerThread
+
+    /// What ``stop()`` and the worker share.
+    fileprivate struct Control {
+        var stopping = false
+        var buffer: IIOBuffer?
+        /// The sensor's motion interrupt, when it has one and the device is polled with a pace: the
+        /// poll loop sleeps on it at rest. Used by the worker thread only; released by ``stop()``.
+        var motionInterrupt: IIOMotionInterrupt?
+    }
 
     static let bufferSilenceTimeout: UInt32 = 2000  // ms
     static let lossTimeout = 3.0
@@ -49,7 +46,8 @@ final class IIOAcquisition: @unchecked Sendable {
     /// Opens `deviceID` in `context` and starts sampling. `ended` is called (on the worker thread)
     /// only when the acquisition ends by itself, not after ``stop()``.
     init(
-        context: IIOContext, deviceID: String, description: SensorDescription, configuration: SensorConfiguration,
+        context: sending IIOContext, deviceID: String, description: SensorDescription,
+        configuration: SensorConfiguration,
         mode: AcquisitionMode, pace: ReadPace? = nil, emit: @escaping @Sendable (SensorEvent) -> Void,
         ended: @escaping @Sendable (Ending) -> Void
     ) throws(IIOError) {
@@ -60,19 +58,14 @@ final class IIOAcquisition: @unchecked Sendable {
         guard channels.count == 3 else {
             throw IIOError("iio_device_find_channel(\(deviceID) accel_x/y/z)", code: ENOENT)
         }
-        self.device = device
-        self.channels = channels
-        self.mode = mode
-        self.emit = emit
         self.pace = pace
-        isRemote = context.uri.hasPrefix("ip:")
-        rawReaders = channels.map { channel in
+        let isRemote = context.uri.hasPrefix("ip:")
+        let rawReaders: [RawReader] = channels.map { channel in
             guard context.uri == "local:", let file = channel.attributeFileName("raw") else { return .libiio(channel) }
             return .sysfs(SysfsAttributeFile(path: "/sys/bus/iio/devices/\(deviceID)/\(file)"))
         }
         // A remote read on a dead connection must fail rather than block the worker for good.
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
-        fallbackAllowed = configuration.acquisition == .auto
         var description = description
         description.acquisition = mode
         description.samplingFrequency =
@@ -82,8 +75,9 @@ final class IIOAcquisition: @unchecked Sendable {
         // Poll at the configured rate, or the device's own rate when that is slower (reading
         // faster than it measures only repeats values).
         let deviceRate = description.samplingFrequency.flatMap { $0 > 0 ? $0 : nil } ?? configuration.rate
-        pollPeriod = 1 / min(configuration.rate, deviceRate)
-        if let pace = self.pace, mode == .poll, !isRemote {
+        let pollPeriod = 1 / min(configuration.rate, deviceRate)
+        var motionInterrupt: IIOMotionInterrupt?
+        if let pace, mode == .poll, !isRemote {
             do {
                 motionInterrupt = try IIOMotionInterrupt.arm(
                     deviceID: deviceID, node: description.deviceNode ?? "/dev/\(deviceID)")
@@ -104,15 +98,22 @@ final class IIOAcquisition: @unchecked Sendable {
             (buffer, timestampChannel, monotonicTimestamps) = try Self.openBuffer(
                 device: device, channels: channels, context: context, trigger: description.trigger)
         }
-        control.withLockedValue { $0.buffer = buffer }
+        let wakeup = Wakeup()
+        self.wakeup = wakeup
+        let control = NIOLockedValueBox(Control(buffer: buffer, motionInterrupt: motionInterrupt))
+        self.control = control
         let buffered = buffer != nil
         buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
-        thread = WorkerThread(name: "orientd-\(mode.rawValue)") { [self, timestampChannel, monotonicTimestamps] in
+        let worker = Worker(
+            device: device, channels: channels, rawReaders: rawReaders, description: description,
+            pollPeriod: pollPeriod, pace: pace, fallbackAllowed: configuration.acquisition == .auto,
+            isRemote: isRemote, emit: emit, wakeup: wakeup, control: control)
+        thread = WorkerThread.start(name: "orientd-\(mode.rawValue)") { [timestampChannel, monotonicTimestamps] in
             let ending: Ending?
             if buffered {
-                ending = runBuffered(timestamp: timestampChannel, monotonicTimestamps: monotonicTimestamps)
+                ending = worker.runBuffered(timestamp: timestampChannel, monotonicTimestamps: monotonicTimestamps)
             } else {
-                ending = runPolling()
+                ending = worker.runPolling()
             }
             control.withLockedValue { $0.buffer = nil }
             if let ending { ended(ending) }
@@ -126,16 +127,13 @@ final class IIOAcquisition: @unchecked Sendable {
             state.buffer?.cancel()
         }
         wakeup.signal()
-        thread?.join()
-        thread = nil
+        thread.join()
         pace?.attach(nil)
         pace?.restsOnMotionEvents = false
-        motionInterrupt = nil
+        control.withLockedValue { $0.motionInterrupt = nil }
     }
 
-    private var stopping: Bool { control.withLockedValue { $0.stopping } }
-
-    private enum RawReader {
+    fileprivate enum RawReader {
         case sysfs(SysfsAttributeFile)
         case libiio(IIOChannel)
 
@@ -196,6 +194,42 @@ final class IIOAcquisition: @unchecked Sendable {
         return (try device.createBuffer(samples: 1), timestamp, monotonic)
     }
 
+    /// Samples per refill: one while the device moves, and at rest as many as the rest interval
+    /// holds (at most a second's, well within the refill's timeout), so the CPU wakes at the rest
+    /// rate and the kernel (and a hardware FIFO under `buffer/watermark`) keeps the samples between.
+    static func batchSize(restInterval: Double?, samplePeriod: Double) -> Int {
+        guard let restInterval, samplePeriod > 0 else { return 1 }
+        return max(1, Int((min(restInterval, 1) / samplePeriod).rounded(.down)))
+    }
+
+    /// The worker thread's part: the device, its channels and the sysfs files, which only the
+    /// worker uses once the acquisition runs (they move to its thread with it).
+    fileprivate struct Worker {
+        let device: IIODevice
+        let channels: [IIOChannel]
+        /// How the poll loop reads each axis's `raw`: the kept-open sysfs file of a local device, or
+        /// libiio (remote devices, or a local attribute whose file name libiio does not know).
+        let rawReaders: [RawReader]
+        let description: SensorDescription
+        let pollPeriod: Double
+        let pace: ReadPace?
+        let fallbackAllowed: Bool
+        let isRemote: Bool
+        let emit: @Sendable (SensorEvent) -> Void
+        let wakeup: Wakeup
+        let control: NIOLockedValueBox<Control>
+    }
+}
+
+extension IIOAcquisition.Worker {
+    private static var bufferSilenceTimeout: UInt32 { IIOAcquisition.bufferSilenceTimeout }
+    private static var lossTimeout: Double { IIOAcquisition.lossTimeout }
+    private static func batchSize(restInterval: Double?, samplePeriod: Double) -> Int {
+        IIOAcquisition.batchSize(restInterval: restInterval, samplePeriod: samplePeriod)
+    }
+
+    private var stopping: Bool { control.withLockedValue { $0.stopping } }
+
     // MARK: - Conversion
 
     /// Scale and offset per axis, re-read while they are unusable.
@@ -239,7 +273,7 @@ final class IIOAcquisition: @unchecked Sendable {
 
     // MARK: - Polling
 
-    private func runPolling() -> Ending? {
+    func runPolling() -> IIOAcquisition.Ending? {
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
@@ -251,7 +285,7 @@ final class IIOAcquisition: @unchecked Sendable {
             if schedule.due > now {
                 // At rest the motion interrupt, when there is one, wakes the loop before the next
                 // (check) reading; what it reported while the device moved is forgotten first.
-                let interrupt = schedule.resting ? motionInterrupt : nil
+                let interrupt = schedule.resting ? control.withLockedValue { $0.motionInterrupt } : nil
                 if let interrupt, case .failed(let code) = interrupt.drain() {
                     disarmMotionInterrupt(IIOError("read(\(device.id) events)", code: code), schedule: &schedule)
                     continue
@@ -314,7 +348,11 @@ final class IIOAcquisition: @unchecked Sendable {
     /// description says so (the hub logs it once), and a reading is taken at once so that the
     /// detection stage sees the change.
     private func disarmMotionInterrupt(_ error: IIOError, schedule: inout PollSchedule) {
-        motionInterrupt = nil
+        // Taken out and released outside the lock (its deinit writes sysfs).
+        _ = control.withLockedValue { control in
+            defer { control.motionInterrupt = nil }
+            return control.motionInterrupt
+        }
         pace?.restsOnMotionEvents = false
         var changed = description
         changed.restPacing = "polling at the rest rate (the motion interrupt failed: \(error))"
@@ -324,16 +362,8 @@ final class IIOAcquisition: @unchecked Sendable {
 
     // MARK: - Buffered
 
-    /// Samples per refill: one while the device moves, and at rest as many as the rest interval
-    /// holds (at most a second's, well within the refill's timeout), so the CPU wakes at the rest
-    /// rate and the kernel (and a hardware FIFO under `buffer/watermark`) keeps the samples between.
-    static func batchSize(restInterval: Double?, samplePeriod: Double) -> Int {
-        guard let restInterval, samplePeriod > 0 else { return 1 }
-        return max(1, Int((min(restInterval, 1) / samplePeriod).rounded(.down)))
-    }
-
     /// Reads the buffer the control state holds (opened by `init` with one sample per refill).
-    private func runBuffered(timestamp: IIOChannel?, monotonicTimestamps: Bool) -> Ending? {
+    func runBuffered(timestamp: IIOChannel?, monotonicTimestamps: Bool) -> IIOAcquisition.Ending? {
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()

@@ -1,5 +1,6 @@
 import Dispatch
 import SensorCore
+import Synchronization
 
 /// The channel of a device that measures its own hinge angle, found through udev.
 public struct HingeAngleChannel: Sendable, Hashable {
@@ -32,26 +33,31 @@ public struct HingeAngleChannel: Sendable, Hashable {
 
 /// A hinge-angle channel polled at `rate` while sampling (one `pread` per reading, as the
 /// accelerometer's polling does).
-public final class IIOHingeAngleSensor: HingeAngleSensor, @unchecked Sendable {
+public final class IIOHingeAngleSensor: HingeAngleSensor, Sendable {
     public let name: String
     private let channel: HingeAngleChannel
     private let interval: Double
     private let queue = DispatchQueue(label: "orientd.hinge-angle")
-    // Confined to `queue`.
-    private var receive: (@Sendable (HingeAngleReading) -> Void)?
-    private var timer: (any DispatchSourceTimer)?
-    private var file: SysfsAttributeFile
-    private var failing = false
+    /// Confined to `queue`: only code running there takes the lock, so it is never contended
+    /// (Synchronization's Mutex, which may hold the timer and the file; see ``UdevKindSource``).
+    private let state: Mutex<State>
+
+    private struct State {
+        var receive: (@Sendable (HingeAngleReading) -> Void)?
+        var timer: (any DispatchSourceTimer)?
+        var file: SysfsAttributeFile
+        var failing = false
+    }
 
     public init(channel: HingeAngleChannel, rate: Double = 10) {
         self.channel = channel
         name = "\(channel.deviceID) (\(channel.name)) \(channel.path.split(separator: "/").last ?? "")"
         interval = 1 / rate
-        file = SysfsAttributeFile(path: channel.path)
+        state = Mutex(State(file: SysfsAttributeFile(path: channel.path)))
     }
 
     public func deliver(to receive: @escaping @Sendable (HingeAngleReading) -> Void) {
-        queue.sync { self.receive = receive }
+        queue.sync { state.withLock { $0.receive = receive } }
     }
 
     /// Nothing to open ahead: the attribute is opened at the first read.
@@ -59,44 +65,53 @@ public final class IIOHingeAngleSensor: HingeAngleSensor, @unchecked Sendable {
 
     public func startSampling() {
         queue.async { [self] in
-            guard timer == nil, receive != nil else { return }
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now(), repeating: interval)
-            timer.setEventHandler { [weak self] in self?.read() }
-            self.timer = timer
-            timer.resume()
+            state.withLock { state in
+                guard state.timer == nil, state.receive != nil else { return }
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now(), repeating: interval)
+                timer.setEventHandler { [weak self] in self?.read() }
+                state.timer = timer
+                timer.resume()
+            }
         }
     }
 
     public func stopSampling() {
         queue.async { [self] in
-            timer?.cancel()
-            timer = nil
+            state.withLock { state in
+                state.timer?.cancel()
+                state.timer = nil
+            }
         }
     }
 
     public func shutdown() {
         queue.sync {
-            timer?.cancel()
-            timer = nil
-            receive = nil
-            file.closeFile()
+            state.withLock { state in
+                state.timer?.cancel()
+                state.timer = nil
+                state.receive = nil
+                state.file.closeFile()
+            }
         }
     }
 
+    /// On `queue` (the timer's handler).
     private func read() {
-        do {
-            let number = try file.readNumber()
-            failing = false
-            guard case .value(let raw) = number else {
-                receive?(.angle(time: MonotonicClock.now(), degrees: nil))
-                return
+        state.withLock { state in
+            do {
+                let number = try state.file.readNumber()
+                state.failing = false
+                guard case .value(let raw) = number else {
+                    state.receive?(.angle(time: MonotonicClock.now(), degrees: nil))
+                    return
+                }
+                state.receive?(.angle(time: MonotonicClock.now(), degrees: channel.degrees(raw: raw)))
+            } catch {
+                // Reported once per episode; the next good read ends it.
+                if !state.failing { state.receive?(.lost(reason: "\(error)")) }
+                state.failing = true
             }
-            receive?(.angle(time: MonotonicClock.now(), degrees: channel.degrees(raw: raw)))
-        } catch {
-            // Reported once per episode; the next good read ends it.
-            if !failing { receive?(.lost(reason: "\(error)")) }
-            failing = true
         }
     }
 }

@@ -10,7 +10,7 @@ import Glibc
 ///
 /// The device's node is opened only for the ioctl and closed at once: a node has one opener at a
 /// time, and the event descriptor lives on without it.
-final class IIOMotionInterrupt {
+final class IIOMotionInterrupt: Sendable {
     /// The event descriptor (non-blocking): readable when motion was reported.
     let descriptor: Int32
     let switches: MotionEvents.Switches

@@ -69,7 +69,7 @@ struct InputAxes {
 /// makes polled input drivers measure; the events they queue are read and discarded, since the
 /// state read is the truth even after the queue overflowed. A vanished device (ENODEV) ends the
 /// acquisition.
-final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked Sendable {
+final class InputAccelerometerAcquisition: AccelerometerAcquisition, Sendable {
     let description: SensorDescription
     private let descriptor: Int32
     private let device: String
@@ -79,7 +79,7 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
     private let wakeup = Wakeup()
     /// A pthread lock, as IIOAcquisition's (ThreadSanitizer sees it).
     private let stopping = NIOLockedValueBox(false)
-    private var thread: WorkerThread?
+    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
 
     init(
         candidate: AccelerometerCandidate, description: SensorDescription, configuration: SensorConfiguration,
@@ -106,16 +106,17 @@ final class InputAccelerometerAcquisition: AccelerometerAcquisition, @unchecked 
         description.scale = axes.scale.map { Optional($0) }
         description.samplingFrequency = configuration.rate
         self.description = description
-        thread = WorkerThread(name: "orientd-evdev") { [self] in
+        let worker = WorkerThread(name: "orientd-evdev") { [self] in
             if let ending = run(scale: axes.scale) { ended(ending) }
         }
+        thread.withLockedValue { $0 = worker }
     }
 
     func stop() {
         stopping.withLockedValue { $0 = true }
         wakeup.signal()
-        thread?.join()
-        thread = nil
+        thread.withLockedValue { $0 }?.join()
+        thread.withLockedValue { $0 = nil }
         pace?.attach(nil)
         close(descriptor)
     }

@@ -2,6 +2,7 @@ import CUInput
 import Dispatch
 import OrientationCore
 import SensorCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,20 +14,25 @@ import Glibc
 /// or an evdev switch's events), so a kind costs no thread of its own. Udev monitors on the kind's
 /// subsystems report hotplug: a removed sensor is reported unavailable, an added one is described
 /// and, while claimed, read at once. Nothing is read while nobody claims the kind.
-public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
+public final class UdevKindSource: KindSensorSource, Sendable {
     public let kind: SensorKind
     public let outlet = EventOutlet<KindSensorEvent>()
     private let queue: DispatchQueue
+    /// Confined to `queue`: only code running there takes the lock, so it is never contended; it
+    /// makes the confinement checked. Synchronization's Mutex, which may hold what is not Sendable
+    /// (udev, dispatch sources); ThreadSanitizer sees the queue's ordering of every access.
+    private let state = Mutex(State())
 
-    // Confined to `queue`.
-    /// Set by ``start()``.
-    private var udev: Udev?
-    private var watch: UdevWatch?
-    private var current: KindCandidate?
-    private var reader: KindReader?
-    private var sampling = false
-    private var shutDown = false
-    private var announcedUnavailable: String?
+    private struct State {
+        /// Set by ``start()``.
+        var udev: Udev?
+        var watch: UdevWatch?
+        var current: KindCandidate?
+        var reader: KindReader?
+        var sampling = false
+        var shutDown = false
+        var announcedUnavailable: String?
+    }
 
     /// Holds nothing until ``start()``.
     public init(kind: SensorKind) {
@@ -38,19 +44,22 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
     /// udev itself cannot be used, holding nothing then.
     public func start() throws(SensorStartError) {
         let result = queue.sync { () -> Result<Void, UdevError> in
-            guard udev == nil, !shutDown else { return .success(()) }
-            do throws(UdevError) {
-                let udev = try Udev()
-                watch = try UdevWatch(udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue) {
-                    [weak self] monitor in
-                    self?.handleUdevEvents(monitor)
+            state.withLock { state in
+                guard state.udev == nil, !state.shutDown else { return .success(()) }
+                do throws(UdevError) {
+                    let udev = try Udev()
+                    state.watch = try UdevWatch(
+                        udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue
+                    ) { [weak self] monitor in
+                        self?.handleUdevEvents(monitor)
+                    }
+                    state.udev = udev
+                } catch {
+                    return .failure(error)
                 }
-                self.udev = udev
-            } catch {
-                return .failure(error)
+                locate(&state)
+                return .success(())
             }
-            locate()
-            return .success(())
         }
         if case .failure(let error) = result {
             throw SensorStartError("cannot watch for the \(kind): \(error)")
@@ -61,102 +70,114 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
 
     public func startSampling() {
         queue.async { [self] in
-            guard udev != nil, !shutDown, !sampling else { return }
-            sampling = true
-            startReading()
+            state.withLock { state in
+                guard state.udev != nil, !state.shutDown, !state.sampling else { return }
+                state.sampling = true
+                startReading(&state)
+            }
         }
     }
 
     public func stopSampling() {
         queue.async { [self] in
-            sampling = false
-            reader?.stop()
-            reader = nil
+            state.withLock { state in
+                state.sampling = false
+                state.reader?.stop()
+                state.reader = nil
+            }
         }
     }
 
     public func shutdown() {
         let first = queue.sync { () -> Bool in
-            guard !shutDown else { return false }
-            shutDown = true
-            sampling = false
-            reader?.stop()
-            reader = nil
-            watch?.cancel()
-            watch = nil
-            udev = nil
-            return true
+            state.withLock { state in
+                guard !state.shutDown else { return false }
+                state.shutDown = true
+                state.sampling = false
+                state.reader?.stop()
+                state.reader = nil
+                state.watch?.cancel()
+                state.watch = nil
+                state.udev = nil
+                return true
+            }
         }
         if first { outlet.finish() }
     }
 
-    // MARK: - Finding the sensor (on `queue`)
+    // MARK: - Finding the sensor (on `queue`, under the lock)
 
-    private func locate() {
-        guard !shutDown, let udev else { return }
+    private func locate(_ state: inout State) {
+        guard !state.shutDown, let udev = state.udev else { return }
         let candidates = KindDiscovery.candidates(for: kind, udev: udev)
         guard let chosen = candidates.first(where: { $0.plan != nil }) else {
-            if current != nil {
-                reader?.stop()
-                reader = nil
-                current = nil
+            if state.current != nil {
+                state.reader?.stop()
+                state.reader = nil
+                state.current = nil
             }
             // A sensor that cannot be served says why, once (with the absence), however often udev speaks.
             let problems = candidates.flatMap(\.description.problems)
             reportUnavailable(
                 candidates.isEmpty
-                    ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))")
+                    ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))",
+                &state)
             return
         }
-        if let current, current.description == chosen.description { return }
-        reader?.stop()
-        reader = nil
-        current = chosen
-        announcedUnavailable = nil
+        if let current = state.current, current.description == chosen.description { return }
+        state.reader?.stop()
+        state.reader = nil
+        state.current = chosen
+        state.announcedUnavailable = nil
         outlet.emit(.available(chosen.description))
-        if sampling { startReading() }
+        if state.sampling { startReading(&state) }
     }
 
-    private func reportUnavailable(_ reason: String) {
-        guard announcedUnavailable == nil else { return }
-        announcedUnavailable = reason
+    private func reportUnavailable(_ reason: String, _ state: inout State) {
+        guard state.announcedUnavailable == nil else { return }
+        state.announcedUnavailable = reason
         outlet.emit(.unavailable(reason: reason))
     }
 
+    /// On `queue` (the udev watch's handler).
     private func handleUdevEvents(_ monitor: UdevMonitor) {
-        guard !shutDown else { return }
-        var changed = false
-        while let device = monitor.receive() {
-            if device.action == "remove", let current,
-                current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/")
-            {
-                reader?.stop()
-                reader = nil
-                self.current = nil
-                reportUnavailable("\(current.description.identifier) (\(current.description.name)) was removed")
+        state.withLock { state in
+            guard !state.shutDown else { return }
+            var changed = false
+            while let device = monitor.receive() {
+                if device.action == "remove", let current = state.current,
+                    current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/")
+                {
+                    state.reader?.stop()
+                    state.reader = nil
+                    state.current = nil
+                    reportUnavailable(
+                        "\(current.description.identifier) (\(current.description.name)) was removed", &state)
+                }
+                changed = true
             }
-            changed = true
+            if changed { locate(&state) }
         }
-        if changed { locate() }
     }
 
-    // MARK: - Reading (on `queue`)
+    // MARK: - Reading (on `queue`, under the lock)
 
-    private func startReading() {
-        guard sampling, reader == nil, let current, let plan = current.plan else { return }
+    private func startReading(_ state: inout State) {
+        guard state.sampling, state.reader == nil, let current = state.current, let plan = current.plan else { return }
         let device = current.description.identifier
         let emit: @Sendable (KindSensorEvent) -> Void = { [outlet] in outlet.emit($0) }
         switch plan {
         case .attribute(let path, let conversion, let interval):
-            reader = AttributePoller(path: path, conversion: conversion, interval: interval, device: device, emit: emit)
+            state.reader = AttributePoller(
+                path: path, conversion: conversion, interval: interval, device: device, emit: emit)
         case .evdevSwitch(let node, let code):
-            reader = EvdevSwitchReader(
+            state.reader = EvdevSwitchReader(
                 node: node, code: code, device: device, queue: queue, emit: emit,
                 lost: { [weak self] reason in
                     self?.readerLost(reason)
                 })
         case .buffer(let deviceID, let channel, let trigger, let conversion):
-            reader = BufferedChannelReader(
+            state.reader = BufferedChannelReader(
                 deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
                 lost: { [weak self, queue] reason in
                     queue.async { [weak self] in self?.readerLost(reason) }
@@ -164,13 +185,16 @@ public final class UdevKindSource: KindSensorSource, @unchecked Sendable {
         }
     }
 
-    /// An evdev device vanished under the reader: unavailable until udev finds one again.
+    /// An evdev device vanished under the reader: unavailable until udev finds one again. On `queue`.
     private func readerLost(_ reason: String) {
-        guard let current else { return }
-        reader?.stop()
-        reader = nil
-        self.current = nil
-        reportUnavailable("\(current.description.identifier) (\(current.description.name)) lost: \(reason)")
+        state.withLock { state in
+            guard let current = state.current else { return }
+            state.reader?.stop()
+            state.reader = nil
+            state.current = nil
+            reportUnavailable(
+                "\(current.description.identifier) (\(current.description.name)) lost: \(reason)", &state)
+        }
     }
 }
 
@@ -185,31 +209,20 @@ protocol KindReader: AnyObject {
 /// Why a thread that sleeps in `poll()` and not a libdispatch timer: each firing of a dispatch timer
 /// woke libdispatch's manager thread and a worker besides the read, three wake-ups per reading
 /// (measured with light claimed at rest, docs/benchmarks.md); the thread wakes once per reading, as
-/// the accelerometer's poll loop does. Its mutable state is the thread's alone.
-final class AttributePoller: KindReader, @unchecked Sendable {
-    private let path: String
-    private var conversion: any AttributeConversion
-    private let device: String
-    private let emit: @Sendable (KindSensorEvent) -> Void
+/// the accelerometer's poll loop does. Its mutable state (a ``Poll``) is the thread's alone.
+final class AttributePoller: KindReader, Sendable {
     private let stopper = Wakeup()
-    private var thread: WorkerThread?
-    private var faults = FaultTracker()
-    /// The last reading passed on: the same value again is no news, and passing it on would wake
-    /// the daemon's event loop at every poll of a sensor that does not change.
-    private var lastReading: SensorReading?
+    private let thread: WorkerThread
 
     init(
         path: String, conversion: any AttributeConversion, interval: Double, device: String,
         emit: @escaping @Sendable (KindSensorEvent) -> Void
     ) {
-        self.path = path
-        self.conversion = conversion
-        self.device = device
-        self.emit = emit
-        thread = WorkerThread(name: conversion.readerName) { [self, stopper] in
+        thread = WorkerThread(name: conversion.readerName) { [stopper] in
+            var poll = Poll(path: path, conversion: conversion, device: device, emit: emit)
             var due = MonotonicClock.now()
             repeat {
-                poll()
+                poll.poll()
                 due += interval
                 if due < MonotonicClock.now() { due = MonotonicClock.now() + interval }  // late: no burst to catch up
             } while stopper.wait(timeout: due - MonotonicClock.now()) != .woken
@@ -219,13 +232,36 @@ final class AttributePoller: KindReader, @unchecked Sendable {
     /// Ends the thread (after a read in progress).
     func stop() {
         stopper.signal()
-        thread?.join()
-        thread = nil
+        thread.join()
     }
 
+    /// What the thread reads and remembers between reads.
+    fileprivate struct Poll {
+        let path: String
+        var conversion: any AttributeConversion
+        let device: String
+        let emit: @Sendable (KindSensorEvent) -> Void
+        var faults = FaultTracker()
+        /// The last reading passed on: the same value again is no news, and passing it on would wake
+        /// the daemon's event loop at every poll of a sensor that does not change.
+        var lastReading: SensorReading?
+
+        init(
+            path: String, conversion: any AttributeConversion, device: String,
+            emit: @escaping @Sendable (KindSensorEvent) -> Void
+        ) {
+            self.path = path
+            self.conversion = conversion
+            self.device = device
+            self.emit = emit
+        }
+    }
+}
+
+extension AttributePoller.Poll {
     private var attribute: String { String(path.split(separator: "/").last ?? "") }
 
-    private func poll() {
+    mutating func poll() {
         let text: String
         switch SysfsText.read(path) {
         case .success(let read): text = read

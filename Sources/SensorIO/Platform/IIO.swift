@@ -59,7 +59,7 @@ public enum Errno {
 /// An IIO context (`struct iio_context`): the local sysfs tree or an `iiod` on the network. Owns the
 /// context and destroys it when the last reference (including devices and buffers) goes away.
 /// Not thread-safe: one thread uses a context at a time.
-public final class IIOContext: @unchecked Sendable {
+public final class IIOContext {
     let pointer: OpaquePointer
     /// `local:` or `ip:HOST`.
     public let uri: String
@@ -104,7 +104,7 @@ public final class IIOContext: @unchecked Sendable {
 }
 
 /// A device of a context (`struct iio_device`); keeps its context alive.
-public struct IIODevice: @unchecked Sendable {
+public struct IIODevice {
     let context: IIOContext
     let pointer: OpaquePointer
 
@@ -162,7 +162,7 @@ public struct IIODevice: @unchecked Sendable {
 }
 
 /// A channel of a device (`struct iio_channel`); keeps the context alive.
-public struct IIOChannel: @unchecked Sendable {
+public struct IIOChannel {
     let device: IIODevice
     let pointer: OpaquePointer
 
@@ -255,6 +255,11 @@ public struct IIOChannel: @unchecked Sendable {
 
 /// An open device buffer (`struct iio_buffer`); destroyed (capture stopped, channels disabled) on
 /// deinit. Refilled by one thread; ``cancel()`` may be called from any.
+///
+/// Invariant for `@unchecked Sendable`: only one thread (the acquisition's worker) calls
+/// ``refill()``, ``forEachSample(of:_:)`` and ``sampleCount(of:)`` and touches `device` and its
+/// context; other threads only call ``cancel()`` (`iio_buffer_cancel`, which libiio makes for
+/// exactly that: waking a refill blocked on another thread) or drop their reference.
 public final class IIOBuffer: @unchecked Sendable {
     let device: IIODevice
     let pointer: OpaquePointer

@@ -13,7 +13,7 @@ public struct UdevError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The libudev library context (`struct udev`). One per source; not thread-safe.
-public final class Udev: @unchecked Sendable {
+public final class Udev {
     let pointer: OpaquePointer
 
     public init() throws(UdevError) {
@@ -55,7 +55,7 @@ public final class Udev: @unchecked Sendable {
 
 /// A udev device (`struct udev_device`); owns its reference. Attribute values are cached by libudev
 /// for the life of the object, so discovery makes fresh ones.
-public final class UdevDevice: @unchecked Sendable {
+public final class UdevDevice {
     let pointer: OpaquePointer
     let udev: Udev
 
@@ -102,7 +102,7 @@ public final class UdevDevice: @unchecked Sendable {
 
 /// A udev monitor for one subsystem (`udev_monitor_new_from_netlink("udev")`): its descriptor becomes
 /// readable when a device is added, removed or changed. Owns the monitor.
-public final class UdevMonitor: @unchecked Sendable {
+public final class UdevMonitor {
     let pointer: OpaquePointer
     let udev: Udev
 
