@@ -203,9 +203,10 @@ public enum CorpusScorer {
         return low
     }
 
-    /// Python's `round(x, 4)` for the values that occur here (half-way cases are not
-    /// representable in binary, so half-even and half-away agree).
-    static func roundTo4(_ value: Double) -> Double { (value * 10_000).rounded(.toNearestOrEven) / 10_000 }
+    /// Python's `round(x, 4)`, which rounds the exact binary value, as printf does. Scaling first
+    /// does not: 0.11795 is stored just below the half-way point, but `0.11795 * 10_000` rounds to
+    /// 1179.5 exactly, and half-even then gave 0.118 where score.py says 0.1179.
+    static func roundTo4(_ value: Double) -> Double { Double(String(format: "%.4f", value)) ?? value }
 }
 
 /// numpy's `median` and `percentile` (linear interpolation).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import CorpusScoring
+@testable import CorpusScoring
 @testable import OrientationCore
 
 @Suite("Public corpus through the pipeline")
@@ -119,6 +119,26 @@ struct ScorerAgreementTests {
         case let (a?, b?): abs(a - b) < 1e-6
         default: false
         }
+    }
+
+    @Test("latencies are rounded as score.py's round(x, 4), where scaling by 10 000 lands on a half")
+    func rounding() throws {
+        // Each of these times 10 000 is (or rounds to) an exact half; Python rounds the stored binary
+        // value instead, which lies on one side of it.
+        let values = [0.11795, 0.00005, 0.12345, 1.00015, 0.02125, 0.33335, 0.1]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c", "print(*[round(v, 4) for v in [\(values.map { "\($0)" }.joined(separator: ", "))]])",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let python = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        #expect(python.count == values.count, "python3 printed \(text)")
+        #expect(values.map(CorpusScorer.roundTo4) == python)
     }
 
     @Test("on orientd's own events")
