@@ -14,7 +14,9 @@ enum CorpusFixtures {
         return names.compactMap { try? CorpusTrace(directory: publicDirectory, name: $0) }
     }()
 
-    static let expectedTraceCount = 13
+    /// 13 synthetic traces and the 9 real-life poses that `generate.py` writes.
+    static let expectedTraceCount = 22
+    static let generator = root.appendingPathComponent("generate.py")
 }
 
 /// Runs `score.py` (the corpus's own scorer) on events and returns its `--json` summary rows by

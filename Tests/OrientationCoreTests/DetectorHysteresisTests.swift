@@ -14,10 +14,29 @@ struct DetectorHysteresisTests {
         return simulator.reported
     }
 
-    @Test("past the diagonal but inside the band stays portrait", arguments: [50.0, 60, 66, -60, -66])
+    @Test(
+        "past the diagonal but short of the dwell line (53° with the default 16° margin) stays portrait",
+        arguments: [50.0, 52, -50, -52])
     func insideBand(angle: Double) {
         // Nearest-axis classification alone would say landscape for all of these.
         #expect(portraitTurned(to: angle) == [.portrait])
+    }
+
+    @Test(
+        "held still past the dwell line but inside the band switches after the dwell time",
+        arguments: [(58.0, DeviceOrientation.landscapeLeft), (66, .landscapeLeft), (-60, .landscapeRight)])
+    func dwellPastLine(angle: Double, orientation: DeviceOrientation) throws {
+        var simulator = PoseSimulator()
+        simulator.hold(Pose(angle: 0, tilt: 20), for: 1)
+        simulator.turn(from: Pose(angle: 0, tilt: 20), to: Pose(angle: angle, tilt: 20), over: 0.5)
+        let stopped = simulator.time
+        simulator.hold(Pose(angle: angle, tilt: 20), for: 3)
+        #expect(simulator.reported == [.portrait, orientation])
+        let change = try #require(simulator.changes.last)
+        // Not before the pose has been past the line (53°) for the dwell time (the turn is linear).
+        let crossed = stopped - 0.5 + 0.5 * 53 / abs(angle)
+        #expect(change.time - crossed >= DetectorConfiguration().dwellTime)
+        #expect(change.time - stopped < DetectorConfiguration().restWindow + DetectorConfiguration().dwellTime + 0.1)
     }
 
     @Test(
@@ -33,26 +52,57 @@ struct DetectorHysteresisTests {
     func bandFromLandscape() {
         var simulator = PoseSimulator()
         simulator.hold(.landscapeLeft, for: 1)
-        simulator.turn(from: .landscapeLeft, to: Pose(angle: 30, tilt: 0), over: 0.3)
-        simulator.hold(Pose(angle: 30, tilt: 0), for: 3)
-        // 30° is nearer portrait, but only 60° from landscapeLeft: stays.
+        simulator.turn(from: .landscapeLeft, to: Pose(angle: 38, tilt: 0), over: 0.3)
+        simulator.hold(Pose(angle: 38, tilt: 0), for: 3)
+        // 38° is nearer portrait, but only 52° from landscapeLeft (short of the 53° dwell line): stays.
         #expect(simulator.reported == [.landscapeLeft])
-        simulator.turn(from: Pose(angle: 30, tilt: 0), to: Pose(angle: 20, tilt: 0), over: 0.2)
+        simulator.turn(from: Pose(angle: 38, tilt: 0), to: Pose(angle: 20, tilt: 0), over: 0.2)
         simulator.hold(Pose(angle: 20, tilt: 0), for: 2)
         #expect(simulator.reported == [.landscapeLeft, .portrait])
     }
 
-    @Test("wobbling between 35° and 55° for 20 s never flaps")
-    func wobbleAt45() {
+    /// Wobbling `amplitude` degrees about the diagonal at 1 Hz for 20 s, from portrait.
+    func wobbled(amplitude: Double) -> [DeviceOrientation] {
         var simulator = PoseSimulator()
         simulator.hold(.portrait, for: 1)
         simulator.turn(from: .portrait, to: Pose(angle: 45, tilt: 10), over: 0.5)
+        let high = Pose(angle: 45 + amplitude, tilt: 10), low = Pose(angle: 45 - amplitude, tilt: 10)
         for _ in 0..<20 {
-            simulator.turn(from: Pose(angle: 45, tilt: 10), to: Pose(angle: 55, tilt: 10), over: 0.25)
-            simulator.turn(from: Pose(angle: 55, tilt: 10), to: Pose(angle: 35, tilt: 10), over: 0.5)
-            simulator.turn(from: Pose(angle: 35, tilt: 10), to: Pose(angle: 45, tilt: 10), over: 0.25)
+            simulator.turn(from: Pose(angle: 45, tilt: 10), to: high, over: 0.25)
+            simulator.turn(from: high, to: low, over: 0.5)
+            simulator.turn(from: low, to: Pose(angle: 45, tilt: 10), over: 0.25)
         }
-        #expect(simulator.reported == [.portrait])
+        return simulator.reported
+    }
+
+    @Test("wobbling between 38° and 52° (inside both dwell lines) for 20 s changes nothing")
+    func wobbleInsideDwellLines() {
+        #expect(wobbled(amplitude: 7) == [.portrait])
+    }
+
+    @Test("wobbling between 35° and 55° for 20 s never flaps: the pause at 55° (0.2 s) may count once, no more")
+    func wobbleAt45() {
+        // Each turn pauses past the 53° line long enough to pass the rest test and the dwell time;
+        // the way back to portrait by the dwell rule then needs 29° (twice the margin), which 35°
+        // never reaches.
+        let reported = wobbled(amplitude: 10)
+        #expect(reported == [.portrait] || reported == [.portrait, .landscapeLeft], "\(reported)")
+    }
+
+    @Test("a dwell change is undone by a pose held past the return line (twice the margin), not before")
+    func dwellReturnLine() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.turn(from: .portrait, to: Pose(angle: 60, tilt: 10), over: 0.5)
+        simulator.hold(Pose(angle: 60, tilt: 10), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        // 33° is past landscape's dwell line (57° from its axis) but not past the return line (61°).
+        simulator.turn(from: Pose(angle: 60, tilt: 10), to: Pose(angle: 33, tilt: 10), over: 0.5)
+        simulator.hold(Pose(angle: 33, tilt: 10), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        simulator.turn(from: Pose(angle: 33, tilt: 10), to: Pose(angle: 26, tilt: 10), over: 0.3)
+        simulator.hold(Pose(angle: 26, tilt: 10), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
     }
 
     @Test("the band's width is the configured gap")

@@ -72,6 +72,7 @@ struct DetectorTimingTests {
     func slowPathSettle() throws {
         var configuration = DetectorConfiguration()
         configuration.restMagnitudeTolerance = 0.01  // slow path only
+        configuration.dwellMovingTime = 10  // (the dwell rule in motion would take the filtered pose first)
         configuration.settleTime = 1.0
         var simulator = PoseSimulator(configuration: configuration)
         simulator.hold(.portrait, for: 3)

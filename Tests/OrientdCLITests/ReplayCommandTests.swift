@@ -55,7 +55,10 @@ struct ReplayCommandTests {
         for step in 0..<50 { text += "\(Double(step) / 25),0,-9.81,0\n" }
         let fast = try OrientdProcess.run(["replay", "-"], standardInput: text)
         let slow = try OrientdProcess.run(
-            ["replay", "-", "--detector", "rest-window=1", "--detector", "settle-time=1.5"], standardInput: text)
+            [
+                "replay", "-", "--detector", "rest-window=1", "--detector", "settle-time=1.5", "--detector",
+                "startup-rest-window=1",
+            ], standardInput: text)
         let fastTime = try #require(try decode(fast.lines).first?.t)
         let slowTime = try #require(try decode(slow.lines).first?.t)
         #expect(fastTime < 0.2)

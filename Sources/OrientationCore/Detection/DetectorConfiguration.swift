@@ -53,7 +53,23 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var restMagnitudeTolerance: Double = 1.5
     /// A face state is accepted on the fast path only after this much rest (longer than
     /// `restWindow`, because a reclining reader's slow sway can briefly look like a rest near 75°).
-    public var faceRestWindow: Double = 0.2
+    public var faceRestWindow: Double = 0.12
+    /// The dwell rule (detection.md §9.4, §15): a still pose past the *dwell line*, `45° + margin / 2`
+    /// from the current upright orientation's axis (nearer the neighbour's axis than the current one
+    /// by at least the margin, in the screen plane), becomes the neighbour even inside the
+    /// `adjacentHysteresis` band. At rest (the fast path's rest test) the margin is this...
+    public var dwellMargin: Double = 16.0
+    /// ...and the pose must stay there, within `settleDrift`, this long (on top of `restWindow`).
+    public var dwellTime: Double = 0.06
+    /// Moving (walking, carried: the raw samples never rest), the low-passed direction is judged,
+    /// and it sways with each step, so the margin is larger...
+    public var dwellMovingMargin: Double = 20.0
+    /// ...and the pose must stay past the diagonal this long, its mean past the line.
+    public var dwellMovingTime: Double = 0.2
+    /// Start-up: from `unknown`, at least two raw samples at rest spanning this long give the nearest
+    /// orientation if it is unambiguous (no hold band applies yet). Two samples 40 ms apart within
+    /// `restSpread` of their mean bound the turn rate at 250°/s.
+    public var startupRestWindow: Double = 0.04
     /// A gap between samples longer than this re-primes the filter and forgets every candidate.
     public var gapReprime: Double = 1.0
     /// With no sample for this long the orientation becomes `unknown`.
@@ -113,6 +129,12 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
         parameter("face-rest-window", \.faceRestWindow, "s", "fast path: rest this long before a face state"),
+        parameter("dwell-margin", \.dwellMargin, "°", "dwell rule at rest: this much nearer a neighbour's axis"),
+        parameter("dwell-time", \.dwellTime, "s", "dwell rule at rest: ...held this long after the rest window"),
+        parameter(
+            "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the filtered pose"),
+        parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
+        parameter("startup-rest-window", \.startupRestWindow, "s", "from unknown: two samples at rest this long"),
         parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
         parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
     ]
@@ -161,6 +183,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(restSpread > 0 && restSpread < 90, "rest-spread", "in (0, 90)")
         try require(restMagnitudeTolerance > 0, "rest-magnitude-tolerance", "> 0")
         try require(faceRestWindow >= 0, "face-rest-window", ">= 0")
+        try require(dwellMargin > 0 && dwellMargin < 90, "dwell-margin", "in (0, 90)")
+        try require(dwellTime >= 0, "dwell-time", ">= 0")
+        try require(dwellMovingMargin > 0 && dwellMovingMargin < 90, "dwell-moving-margin", "in (0, 90)")
+        try require(dwellMovingTime >= 0, "dwell-moving-time", ">= 0")
+        try require(startupRestWindow >= 0, "startup-rest-window", ">= 0")
         try require(gapReprime > 0, "gap-reprime", "> 0")
         try require(silenceTimeout > 0, "silence-timeout", "> 0")
     }

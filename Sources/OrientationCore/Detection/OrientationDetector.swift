@@ -51,6 +51,11 @@ public struct OrientationChange: Sendable, Hashable {
 ///   free fall), classified with the same hysteresis and tilt windows, and accepted after a settle
 ///   time (a face state after a longer dwell). It decides when the raw stream is never quiet:
 ///   walking, car vibration, tremor.
+/// * **Dwell rule** (detection.md §9.4 step 7, §15): a pose held clearly nearer a neighbour's axis
+///   (past the dwell line, `dwellMargin` before the band's line) becomes the neighbour after
+///   `dwellTime` at rest, or after `dwellMovingTime` of the low-passed pose while walking: people
+///   lie and carry devices 20–35° off an axis, where the band alone would keep the old orientation.
+/// * **Start-up**: from `unknown`, two samples at rest give the nearest unambiguous orientation.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
 /// never leaves this type (detection.md §14).
@@ -75,7 +80,10 @@ public struct OrientationDetector: Sendable {
     /// Nothing is on its way: primed, no candidate waiting to settle, no acceleration being waited
     /// out. A sampler may slow down only then (``SamplingPace``): a decision in progress needs every
     /// sample.
-    public var isSettled: Bool { primed && slowCandidate == nil && lastSampleTime >= acceleratingUntil }
+    public var isSettled: Bool {
+        primed && slowCandidate == nil && restingDwellCandidate == nil && movingDwellCandidate == nil
+            && lastSampleTime >= acceleratingUntil
+    }
 
     /// When the orientation becomes unknown if no sample arrives before (nil: nothing to forget), so
     /// a caller's timer can wait for exactly that moment instead of checking at a fixed period.
@@ -89,6 +97,9 @@ public struct OrientationDetector: Sendable {
     private let sinOverheadEnter: Double
     private let sinOverheadExit: Double
     private let cosHysteresisLine: Double
+    private let cosDwellLine: Double
+    private let cosMovingDwellLine: Double
+    private let sinStartupFace: Double
     private let cosRestSpread: Double
     private let cosSettleDrift: Double
 
@@ -100,6 +111,17 @@ public struct OrientationDetector: Sendable {
     private var slowCandidate: DeviceOrientation?
     private var slowCandidateSince = 0.0
     private var slowCandidateDirection = Vector3.zero
+    /// The orientation the last change left, if the dwell rule made it: returning to it by the dwell
+    /// rule needs twice the margin (the line at `45° + margin`), so a hand wobbling about the
+    /// diagonal, which pauses past the line at each turn, changes the orientation once, not at each
+    /// pause.
+    private var leftByDwell: DeviceOrientation?
+    private var restingDwellCandidate: DeviceOrientation?
+    private var restingDwellSince = 0.0
+    private var restingDwellDirection = Vector3.zero
+    private var movingDwellCandidate: DeviceOrientation?
+    private var movingDwellSince = 0.0
+    private var movingDwellSum = Vector3.zero
     private var restTimes: [Double]
     private var restVectors: [Vector3]
     private var restCount = 0
@@ -117,6 +139,10 @@ public struct OrientationDetector: Sendable {
         sinOverheadEnter = sin(radians(configuration.overheadEnterTilt))
         sinOverheadExit = sin(radians(configuration.overheadExitTilt))
         cosHysteresisLine = cos(radians(45 + configuration.adjacentHysteresis / 2))
+        cosDwellLine = cos(radians(45 + configuration.dwellMargin / 2))
+        cosMovingDwellLine = cos(radians(45 + configuration.dwellMovingMargin / 2))
+        // From `unknown` the face band is split at its middle: either side holds once chosen.
+        sinStartupFace = sin(radians((configuration.faceEnterTilt + configuration.faceExitTilt) / 2))
         cosRestSpread = cos(radians(configuration.restSpread))
         cosSettleDrift = cos(radians(configuration.settleDrift))
         restTimes = Array(repeating: 0, count: Self.restCapacity)
@@ -189,6 +215,8 @@ public struct OrientationDetector: Sendable {
         updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
 
         if let candidate = fastCandidate() { return accept(candidate, at: time) }
+        if let change = restingDwell(at: time) { return change }
+        if let change = movingDwell(at: time) { return change }
 
         guard let candidate = classify(filteredUp), candidate != orientation else {
             slowCandidate = nil
@@ -211,6 +239,12 @@ public struct OrientationDetector: Sendable {
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
     /// longer `faceRestWindow` of rest.
     private func fastCandidate() -> DeviceOrientation? {
+        if orientation == .unknown,
+            let resting = restingDirection(over: configuration.startupRestWindow, minimumSamples: 2),
+            let candidate = startupCandidate(resting)
+        {
+            return candidate
+        }
         guard let resting = restingDirection(over: configuration.restWindow),
             let candidate = classify(resting), candidate != orientation
         else { return nil }
@@ -221,6 +255,103 @@ public struct OrientationDetector: Sendable {
             }
         }
         return candidate
+    }
+
+    /// The dwell rule at rest: the raw samples rest (the fast path's test), their mean lies past the
+    /// dwell line, and it has stayed there, at rest and within `settleDrift` of where it began, for
+    /// `dwellTime`. A pose a person has settled into is taken even outside the hysteresis band.
+    private mutating func restingDwell(at time: Double) -> OrientationChange? {
+        guard let resting = restingDirection(over: configuration.restWindow), let target = dwellTarget(resting) else {
+            restingDwellCandidate = nil
+            return nil
+        }
+        let direction = (1 / resting.magnitude) * resting
+        if target != restingDwellCandidate || direction.dot(restingDwellDirection) < cosSettleDrift {
+            restingDwellCandidate = target
+            restingDwellSince = time
+            restingDwellDirection = direction
+        }
+        guard time - restingDwellSince >= configuration.dwellTime else { return nil }
+        return accept(target, at: time, byDwell: true)
+    }
+
+    /// The dwell rule in motion: walking or carried, the raw samples never rest, and the low-passed
+    /// vector still sways a few degrees with each step. A candidate begins when the low-passed
+    /// direction crosses the dwell line; it lasts while that direction stays on the candidate's side
+    /// of the diagonal and the acceleration gate is clear, and it is accepted once it has lasted
+    /// `dwellMovingTime` and the mean direction since it began lies past the dwell line. A turn that
+    /// merely passes through never lasts; a pose held past the line does, whatever the steps do.
+    private mutating func movingDwell(at time: Double) -> OrientationChange? {
+        guard time >= acceleratingUntil, Self.uprightAxis(orientation) != nil else {
+            movingDwellCandidate = nil
+            return nil
+        }
+        let direction = (1 / filteredUp.magnitude) * filteredUp
+        if let candidate = movingDwellCandidate, dwellTarget(filteredUp, cosLine: Self.cosDiagonal) == candidate {
+            movingDwellSum = movingDwellSum + direction
+        } else if let target = dwellTarget(filteredUp, cosLine: cosMovingDwellLine) {
+            movingDwellCandidate = target
+            movingDwellSince = time
+            movingDwellSum = direction
+        } else {
+            movingDwellCandidate = nil
+            return nil
+        }
+        guard time - movingDwellSince >= configuration.dwellMovingTime, let candidate = movingDwellCandidate,
+            dwellTarget(movingDwellSum, cosLine: cosMovingDwellLine) == candidate
+        else { return nil }
+        return accept(candidate, at: time, byDwell: true)
+    }
+
+    /// The neighbour `up` asks for under the dwell rule, or nil: the current orientation is upright,
+    /// the tilt lies in the upright window, the overhead lock is off, and the direction in the screen
+    /// plane lies past the dwell line (`45° + dwellMargin / 2` from the current axis) towards an axis
+    /// other than the current one.
+    private func dwellTarget(_ up: Vector3, cosLine: Double? = nil) -> DeviceOrientation? {
+        guard let current = Self.uprightAxis(orientation), !overheadLocked else { return nil }
+        let magnitude = up.magnitude
+        guard magnitude >= configuration.freeFallMagnitude else { return nil }
+        let sinTilt = up.z / magnitude
+        let planar = (up.x * up.x + up.y * up.y).squareRoot()
+        guard sinTilt < sinUprightMaximum, sinTilt > sinUprightMinimum, planar > 0 else { return nil }
+        let nearest = Self.nearestUpright(up)
+        guard nearest != orientation else { return nil }
+        var line = cosLine ?? cosDwellLine
+        if nearest == leftByDwell { line = Self.cosReturnLine(line) }
+        guard (up.x * current.x + up.y * current.y) / planar <= line else { return nil }
+        return nearest
+    }
+
+    /// The first orientation (from `unknown`): the nearest one, without the hold bands (there is
+    /// nothing to hold yet), if it is unambiguous: the direction in the screen plane is at least
+    /// `dwellMargin / 2` past the diagonal. Screen-down between the upright limit and the split of the
+    /// face band gives the upright orientation its direction asks for.
+    private func startupCandidate(_ up: Vector3) -> DeviceOrientation? {
+        let magnitude = up.magnitude
+        guard magnitude >= configuration.freeFallMagnitude else { return nil }
+        let sinTilt = up.z / magnitude
+        if sinTilt >= sinStartupFace { return .faceUp }
+        if sinTilt <= -sinStartupFace { return .faceDown }
+        let planar = (up.x * up.x + up.y * up.y).squareRoot()
+        let nearest = Self.nearestUpright(up)
+        guard let axis = Self.uprightAxis(nearest), planar > 0 else { return nil }
+        // Unambiguous: nearer the nearest axis than its neighbours by `dwellMargin`.
+        let cosFromNearest = (up.x * axis.x + up.y * axis.y) / planar
+        return cosFromNearest >= cos(.pi / 4 - configuration.dwellMargin * .pi / 360) ? nearest : nil
+    }
+
+    private static let cosDiagonal = 0.5.squareRoot()
+
+    /// The line `45° + margin` for the line `45° + margin / 2` given by its cosine (the margin doubled).
+    private static func cosReturnLine(_ cosLine: Double) -> Double {
+        let halfMargin = acos(min(1, max(-1, cosLine))) - .pi / 4
+        return cos(.pi / 4 + 2 * halfMargin)
+    }
+
+    private static func nearestUpright(_ up: Vector3) -> DeviceOrientation {
+        abs(up.y) >= abs(up.x)
+            ? (up.y >= 0 ? .portrait : .portraitUpsideDown)
+            : (up.x >= 0 ? .landscapeLeft : .landscapeRight)
     }
 
     /// The orientation `up` asks for, given the current one; nil where the current orientation
@@ -269,10 +400,17 @@ public struct OrientationDetector: Sendable {
         }
     }
 
-    private mutating func accept(_ candidate: DeviceOrientation, at time: Double) -> OrientationChange {
+    private mutating func accept(
+        _ candidate: DeviceOrientation, at time: Double, byDwell: Bool = false
+    )
+        -> OrientationChange
+    {
         let change = OrientationChange(time: time, from: orientation, to: candidate)
+        leftByDwell = byDwell ? orientation : nil
         orientation = candidate
         slowCandidate = nil
+        restingDwellCandidate = nil
+        movingDwellCandidate = nil
         return change
     }
 
@@ -290,6 +428,8 @@ public struct OrientationDetector: Sendable {
         lastSampleTime = time
         filteredUp = up
         acceleratingUntil = -Double.infinity
+        restingDwellCandidate = nil
+        movingDwellCandidate = nil
         restCount = 0
         restNext = 0
         recordRest(up, at: time)
@@ -297,6 +437,8 @@ public struct OrientationDetector: Sendable {
 
     private mutating func forgetCandidates() {
         slowCandidate = nil
+        restingDwellCandidate = nil
+        movingDwellCandidate = nil
         restCount = 0
         restNext = 0
     }
@@ -311,7 +453,8 @@ public struct OrientationDetector: Sendable {
     /// The mean up vector of the newest samples if they show the device at rest over `span`
     /// seconds: at least `restMinimumSamples` samples reaching back `span`, each within
     /// `restMagnitudeTolerance` of gravity and within `restSpread` of their mean direction.
-    private func restingDirection(over span: Double) -> Vector3? {
+    private func restingDirection(over span: Double, minimumSamples: Int? = nil) -> Vector3? {
+        let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
         let newest = (restNext - 1 + Self.restCapacity) % Self.restCapacity
         let newestTime = restTimes[newest]
         var sum = Vector3.zero
@@ -330,7 +473,7 @@ public struct OrientationDetector: Sendable {
             }
             sum = sum + vector
             count += 1
-            if count >= configuration.restMinimumSamples, newestTime - restTimes[index] >= span { break }
+            if count >= minimumSamples, newestTime - restTimes[index] >= span { break }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
         let mean = (1 / Double(count)) * sum
