@@ -214,8 +214,10 @@ public struct OrientationDetector: Sendable {
         }
         updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
 
-        if let candidate = fastCandidate() { return accept(candidate, at: time) }
-        if let change = restingDwell(at: time) { return change }
+        // The rest test once per sample: the fast path and the dwell rule judge the same samples.
+        let resting = restingDirection(over: configuration.restWindow)
+        if let candidate = fastCandidate(resting: resting) { return accept(candidate, at: time) }
+        if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
 
         guard let candidate = classify(filteredUp), candidate != orientation else {
@@ -238,16 +240,14 @@ public struct OrientationDetector: Sendable {
 
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
     /// longer `faceRestWindow` of rest.
-    private func fastCandidate() -> DeviceOrientation? {
+    private func fastCandidate(resting: Vector3?) -> DeviceOrientation? {
         if orientation == .unknown,
             let resting = restingDirection(over: configuration.startupRestWindow, minimumSamples: 2),
             let candidate = startupCandidate(resting)
         {
             return candidate
         }
-        guard let resting = restingDirection(over: configuration.restWindow),
-            let candidate = classify(resting), candidate != orientation
-        else { return nil }
+        guard let resting, let candidate = classify(resting), candidate != orientation else { return nil }
         if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
             guard let longer = restingDirection(over: configuration.faceRestWindow), classify(longer) == candidate
             else {
@@ -260,8 +260,8 @@ public struct OrientationDetector: Sendable {
     /// The dwell rule at rest: the raw samples rest (the fast path's test), their mean lies past the
     /// dwell line, and it has stayed there, at rest and within `settleDrift` of where it began, for
     /// `dwellTime`. A pose a person has settled into is taken even outside the hysteresis band.
-    private mutating func restingDwell(at time: Double) -> OrientationChange? {
-        guard let resting = restingDirection(over: configuration.restWindow), let target = dwellTarget(resting) else {
+    private mutating func restingDwell(resting: Vector3?, at time: Double) -> OrientationChange? {
+        guard let resting, let target = dwellTarget(resting) else {
             restingDwellCandidate = nil
             return nil
         }
