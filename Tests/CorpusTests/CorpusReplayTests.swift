@@ -51,7 +51,7 @@ struct CorpusReplayTests {
     }
 
     @Test(
-        "at the default adaptive pace (1.9 Hz at rest): 0 missed, 0 false, median ≤ 0.05 s, p95 ≤ 0.25 s, fewer reads"
+        "at the default adaptive pace (1.9 Hz at rest): 0 missed, 0 false, median ≤ 0.05 s, p95 ≤ 0.20 s, fewer reads"
     )
     func pacedCorpus() throws {
         let results = CorpusFixtures.traces.map { ($0.name, $0.scorePaced(SamplingPace.Settings())) }
@@ -64,7 +64,7 @@ struct CorpusReplayTests {
                 "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
         }
         let overall = ScoreRow(overall: results.map(\.1.score))
-        #expect(try #require(overall.latencyP95) <= 0.25)
+        #expect(try #require(overall.latencyP95) <= 0.20)
         // The corpus is mostly turns; its still stretches alone are read at 1.9 Hz instead of 25.
         let read = results.map(\.1.readFraction).reduce(0, +) / Double(results.count)
         #expect(read < 0.5, "read \(read) of the samples")

@@ -215,7 +215,7 @@ public struct OrientationDetector: Sendable {
         updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
 
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
-        let resting = restingDirection(over: configuration.restWindow)
+        let resting = restingDirection(over: configuration.restWindow, afterSlowRead: true)
         if let candidate = fastCandidate(resting: resting) { return accept(candidate, at: time) }
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
@@ -453,7 +453,11 @@ public struct OrientationDetector: Sendable {
     /// The mean up vector of the newest samples if they show the device at rest over `span`
     /// seconds: at least `restMinimumSamples` samples reaching back `span`, each within
     /// `restMagnitudeTolerance` of gravity and within `restSpread` of their mean direction.
-    private func restingDirection(over span: Double, minimumSamples: Int? = nil) -> Vector3? {
+    private func restingDirection(
+        over span: Double, minimumSamples: Int? = nil, afterSlowRead: Bool = false
+    )
+        -> Vector3?
+    {
         let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
         let newest = (restNext - 1 + Self.restCapacity) % Self.restCapacity
         let newestTime = restTimes[newest]
@@ -474,7 +478,16 @@ public struct OrientationDetector: Sendable {
             sum = sum + vector
             count += 1
             if count >= minimumSamples, newestTime - restTimes[index] >= span { break }
-            index = (index - 1 + Self.restCapacity) % Self.restCapacity
+            let older = (index - 1 + Self.restCapacity) % Self.restCapacity
+            if afterSlowRead, count >= 2, count < restCount, restTimes[index] - restTimes[older] > span,
+                newestTime - restTimes[index] >= configuration.startupRestWindow
+            {
+                // The stream was slow before these samples (the sampler rested, or slept on a motion
+                // interrupt): the device was still then, so, as at start-up, two samples that agree
+                // over `startupRestWindow` show it still again.
+                break
+            }
+            index = older
         }
         let mean = (1 / Double(count)) * sum
         let meanMagnitude = mean.magnitude
