@@ -752,7 +752,8 @@ def section(m):
 
     # 3. corpus
     lines += ["### 3. The public corpus in real time", "",
-              "Each of the 13 traces of `Tests/Fixtures/corpus/public` written into the simulated sysfs at its samples' times (in "
+              f"Each of the {len(trace_names())} traces of `Tests/Fixtures/corpus/public` written into the simulated sysfs at its "
+              "samples' times (in "
               f"the sensor's frame, rounded to counts; `mounted_rotated`'s matrix through `ACCEL_MOUNT_MATRIX`), the claim at the "
               "trace's start; the changes the client saw, timed from the trace's start, scored with `Tests/Fixtures/corpus/score.py` "
               "(latency from the start of each settled interval, that is from the end of each turn as the labels have it). "
