@@ -97,8 +97,9 @@ public struct OrientationDetector: Sendable {
     private let sinOverheadEnter: Double
     private let sinOverheadExit: Double
     private let cosHysteresisLine: Double
-    private let cosDwellLine: Double
-    private let cosMovingDwellLine: Double
+    private let restingDwellLine: DwellLine
+    private let movingDwellLine: DwellLine
+    private let cosStartupUnambiguous: Double
     private let sinStartupFace: Double
     private let cosRestSpread: Double
     private let cosSettleDrift: Double
@@ -139,8 +140,10 @@ public struct OrientationDetector: Sendable {
         sinOverheadEnter = sin(radians(configuration.overheadEnterTilt))
         sinOverheadExit = sin(radians(configuration.overheadExitTilt))
         cosHysteresisLine = cos(radians(45 + configuration.adjacentHysteresis / 2))
-        cosDwellLine = cos(radians(45 + configuration.dwellMargin / 2))
-        cosMovingDwellLine = cos(radians(45 + configuration.dwellMovingMargin / 2))
+        restingDwellLine = DwellLine(margin: configuration.dwellMargin)
+        movingDwellLine = DwellLine(margin: configuration.dwellMovingMargin)
+        // Unambiguous at start-up: nearer the nearest axis than the diagonal by half the margin.
+        cosStartupUnambiguous = cos(radians(45 - configuration.dwellMargin / 2))
         // From `unknown` the face band is split at its middle: either side holds once chosen.
         sinStartupFace = sin(radians((configuration.faceEnterTilt + configuration.faceExitTilt) / 2))
         cosRestSpread = cos(radians(configuration.restSpread))
@@ -261,7 +264,7 @@ public struct OrientationDetector: Sendable {
     /// dwell line, and it has stayed there, at rest and within `settleDrift` of where it began, for
     /// `dwellTime`. A pose a person has settled into is taken even outside the hysteresis band.
     private mutating func restingDwell(resting: Vector3?, at time: Double) -> OrientationChange? {
-        guard let resting, let target = dwellTarget(resting) else {
+        guard let resting, let target = dwellTarget(resting, line: restingDwellLine) else {
             restingDwellCandidate = nil
             return nil
         }
@@ -287,9 +290,9 @@ public struct OrientationDetector: Sendable {
             return nil
         }
         let direction = (1 / filteredUp.magnitude) * filteredUp
-        if let candidate = movingDwellCandidate, dwellTarget(filteredUp, cosLine: Self.cosDiagonal) == candidate {
+        if let candidate = movingDwellCandidate, dwellTarget(filteredUp, line: .diagonal) == candidate {
             movingDwellSum = movingDwellSum + direction
-        } else if let target = dwellTarget(filteredUp, cosLine: cosMovingDwellLine) {
+        } else if let target = dwellTarget(filteredUp, line: movingDwellLine) {
             movingDwellCandidate = target
             movingDwellSince = time
             movingDwellSum = direction
@@ -298,7 +301,7 @@ public struct OrientationDetector: Sendable {
             return nil
         }
         guard time - movingDwellSince >= configuration.dwellMovingTime, let candidate = movingDwellCandidate,
-            dwellTarget(movingDwellSum, cosLine: cosMovingDwellLine) == candidate
+            dwellTarget(movingDwellSum, line: movingDwellLine) == candidate
         else { return nil }
         return accept(candidate, at: time, byDwell: true)
     }
@@ -307,7 +310,7 @@ public struct OrientationDetector: Sendable {
     /// the tilt lies in the upright window, the overhead lock is off, and the direction in the screen
     /// plane lies past the dwell line (`45° + dwellMargin / 2` from the current axis) towards an axis
     /// other than the current one.
-    private func dwellTarget(_ up: Vector3, cosLine: Double? = nil) -> DeviceOrientation? {
+    private func dwellTarget(_ up: Vector3, line: DwellLine) -> DeviceOrientation? {
         guard let current = Self.uprightAxis(orientation), !overheadLocked else { return nil }
         let magnitude = up.magnitude
         guard magnitude >= configuration.freeFallMagnitude else { return nil }
@@ -316,9 +319,8 @@ public struct OrientationDetector: Sendable {
         guard sinTilt < sinUprightMaximum, sinTilt > sinUprightMinimum, planar > 0 else { return nil }
         let nearest = Self.nearestUpright(up)
         guard nearest != orientation else { return nil }
-        var line = cosLine ?? cosDwellLine
-        if nearest == leftByDwell { line = Self.cosReturnLine(line) }
-        guard (up.x * current.x + up.y * current.y) / planar <= line else { return nil }
+        let cosLine = nearest == leftByDwell ? line.cosReturn : line.cosLine
+        guard (up.x * current.x + up.y * current.y) / planar <= cosLine else { return nil }
         return nearest
     }
 
@@ -337,15 +339,22 @@ public struct OrientationDetector: Sendable {
         guard let axis = Self.uprightAxis(nearest), planar > 0 else { return nil }
         // Unambiguous: nearer the nearest axis than its neighbours by `dwellMargin`.
         let cosFromNearest = (up.x * axis.x + up.y * axis.y) / planar
-        return cosFromNearest >= cos(.pi / 4 - configuration.dwellMargin * .pi / 360) ? nearest : nil
+        return cosFromNearest >= cosStartupUnambiguous ? nearest : nil
     }
 
-    private static let cosDiagonal = 0.5.squareRoot()
+    /// A dwell line as the cosine of its angle from the current axis, `45° + margin / 2`, and of the
+    /// line back to the orientation a dwell change left, `45° + margin` (twice the margin).
+    private struct DwellLine {
+        var cosLine: Double
+        var cosReturn: Double
 
-    /// The line `45° + margin` for the line `45° + margin / 2` given by its cosine (the margin doubled).
-    private static func cosReturnLine(_ cosLine: Double) -> Double {
-        let halfMargin = acos(min(1, max(-1, cosLine))) - .pi / 4
-        return cos(.pi / 4 + 2 * halfMargin)
+        init(margin: Double) {
+            cosLine = cos((45 + margin / 2) * .pi / 180)
+            cosReturn = cos((45 + margin) * .pi / 180)
+        }
+
+        /// The diagonal itself (no margin).
+        static let diagonal = DwellLine(margin: 0)
     }
 
     private static func nearestUpright(_ up: Vector3) -> DeviceOrientation {
@@ -368,10 +377,7 @@ public struct OrientationDetector: Sendable {
 
         // Direction in the screen plane: 0° top edge up, 90° left edge down (landscapeLeft).
         let planar = (up.x * up.x + up.y * up.y).squareRoot()
-        let nearest: DeviceOrientation =
-            abs(up.y) >= abs(up.x)
-            ? (up.y >= 0 ? .portrait : .portraitUpsideDown)
-            : (up.x >= 0 ? .landscapeLeft : .landscapeRight)
+        let nearest = Self.nearestUpright(up)
         if nearest != orientation, let current = Self.uprightAxis(orientation) {
             // Stay unless the direction is past the hysteresis line measured from the current
             // orientation's axis (67.5° with the default 45° gap).
