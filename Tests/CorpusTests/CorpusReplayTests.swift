@@ -230,9 +230,17 @@ struct CorpusScaleTests {
                 if learnedAt == nil, pipeline.gravityScale.factor != 1 { learnedAt = sample.time }
             }
             let learned = try #require(learnedAt, "\(trace.name): never learned")
-            let reference = trace.replay().filter { $0.time > learned + 1 }
+            let replayed = trace.replay()
+            let reference = replayed.filter { $0.time > learned + 1 }
             let after = changes.filter { $0.time > learned + 1 }
-            #expect(after.map(\.to) == reference.map(\.to), "\(trace.name) learned at \(learned)")
+            // Until it learned, this pipeline knew no orientation: if a turn was under way then, its
+            // start-up may already name the orientation the reference reaches at the turn's end.
+            var expected = reference.map(\.to)
+            let state = changes.last { $0.time <= learned + 1 }?.to
+            if state != replayed.last(where: { $0.time <= learned + 1 })?.to, expected.first == state {
+                expected.removeFirst()
+            }
+            #expect(after.map(\.to) == expected, "\(trace.name) learned at \(learned)")
         }
     }
 }

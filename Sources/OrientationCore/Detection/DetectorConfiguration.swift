@@ -67,9 +67,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// ...and the pose must stay past the diagonal this long, its mean past the line.
     public var dwellMovingTime: Double = 0.2
     /// Start-up: from `unknown`, at least two raw samples at rest spanning this long give the nearest
-    /// orientation if it is unambiguous (no hold band applies yet). Two samples 40 ms apart within
-    /// `restSpread` of their mean bound the turn rate at 250°/s.
-    public var startupRestWindow: Double = 0.04
+    /// orientation if it is unambiguous (no hold band applies yet). 30 ms: two samples at 25 Hz even
+    /// from a sensor whose clock runs a few percent slow (its 40 ms come as 38–39 ms); two samples
+    /// 30 ms apart within `restSpread` of their mean bound the turn rate at 333°/s.
+    public var startupRestWindow: Double = 0.03
     /// A gap between samples longer than this re-primes the filter and forgets every candidate.
     public var gapReprime: Double = 1.0
     /// With no sample for this long the orientation becomes `unknown`.

@@ -9,7 +9,8 @@ The physics is the corpus's: attitude keyframes joined by minimum-jerk turns; th
 follows the body (walking bounce, surge and sway) and the device's rotation about a pivot (the wrist,
 or the hip for a pocket), and its acceleration is differentiated from that position; hand tremor
 (8-12 Hz) and slow sway; white noise, a constant bias per axis, quantisation, clipping, timestamp
-jitter and a sample-clock error. Deterministic for a seed. Needs numpy.
+jitter and a sample-clock error. Deterministic for a seed: Python alone (its `random`, whose
+Mersenne Twister stream Python keeps stable), so the files do not depend on a numpy version.
 
 Pose: `angle` is the direction of "up" in the screen plane (0 portrait, 90 landscapeLeft, 180
 portraitUpsideDown, -90 landscapeRight), `tilt` the screen's lean back from upright (0 upright, +90
@@ -27,7 +28,7 @@ import math
 import os
 import sys
 
-import numpy as np
+import random
 
 G = 9.81
 UPRIGHT = ["portrait", "landscapeLeft", "portraitUpsideDown", "landscapeRight"]
@@ -47,14 +48,32 @@ def from_diagonal(angle):
 
 
 def attitude(angle, tilt):
-    """Device axes (columns) in the world frame: X right, Y away from the viewer, Z up."""
+    """The device's x, y and z axes in the world frame: X right, Y away from the viewer, Z up."""
     a, t = math.radians(angle), math.radians(tilt)
-    across = np.array([1.0, 0.0, 0.0])
-    up_in_screen = np.array([0.0, math.sin(t), math.cos(t)])
-    normal = np.array([0.0, -math.cos(t), math.sin(t)])
-    x = math.cos(a) * across + math.sin(a) * up_in_screen
-    y = -math.sin(a) * across + math.cos(a) * up_in_screen
-    return np.column_stack([x, y, normal])
+    across = (1.0, 0.0, 0.0)
+    up_in_screen = (0.0, math.sin(t), math.cos(t))
+    normal = (0.0, -math.cos(t), math.sin(t))
+    x = add(scale(math.cos(a), across), scale(math.sin(a), up_in_screen))
+    y = add(scale(-math.sin(a), across), scale(math.cos(a), up_in_screen))
+    return (x, y, normal)
+
+
+def add(u, v):
+    return tuple(a + b for a, b in zip(u, v))
+
+
+def scale(k, u):
+    return tuple(k * a for a in u)
+
+
+def to_world(axes, v):
+    """A device-frame vector in the world frame (axes: the device's axes in the world)."""
+    return add(add(scale(v[0], axes[0]), scale(v[1], axes[1])), scale(v[2], axes[2]))
+
+
+def to_device(axes, w):
+    """A world-frame vector in the device frame."""
+    return tuple(sum(a * b for a, b in zip(axis, w)) for axis in axes)
 
 
 def minimum_jerk(s):
@@ -103,7 +122,7 @@ class Body:
         z = -self.bounce / w**2 * math.sin(w * t + self.phase)
         y = -0.1 * G / w**2 * math.sin(w * t + self.phase + 1.0)
         x = -0.08 * G / (w / 2) ** 2 * math.sin(w / 2 * t + self.phase)
-        return np.array([x, y, z])
+        return (x, y, z)
 
 
 def pose_at(scenario, body, t):
@@ -133,21 +152,21 @@ def pose_at(scenario, body, t):
         swing = 20.0 * math.sin(math.pi * body.step * t + body.phase)
         wa, wt = 0.3 * wa, swing
     m = attitude(angle + wa, tilt + wt)
-    position = body.walk_offset(t) if walking else np.zeros(3)
+    position = body.walk_offset(t) if walking else (0.0, 0.0, 0.0)
     if mode == "pocket":
         s = math.radians(wt)
-        position = position + 0.35 * np.array([0.0, math.sin(s), -math.cos(s)])  # 35 cm below the hip
+        position = add(position, (0.0, 0.35 * math.sin(s), -0.35 * math.cos(s)))  # 35 cm below the hip
     elif mode != "table":
-        position = position + m @ np.array([0.02, -0.07, 0.0])  # 7 cm above the wrist
+        position = add(position, to_world(m, (0.02, -0.07, 0.0)))  # 7 cm above the wrist
     return m, position, seg
 
 
 def generate(scenario, seed, out):
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     body = Body(rng)
     rate = scenario.rate
     clock_error = rng.uniform(-0.02, 0.02)
-    bias = rng.uniform(-0.3, 0.3, 3)  # up to 30 mg
+    bias = [rng.uniform(-0.3, 0.3) for _ in range(3)]  # up to 30 mg
     lsb = 4 * G / 2**scenario.bits
     sigma = scenario.noise * 1e-6 * G * math.sqrt(rate / 2)
     h = 1e-3
@@ -158,9 +177,10 @@ def generate(scenario, seed, out):
         m, p, _ = pose_at(scenario, body, t)
         _, p_before, _ = pose_at(scenario, body, t - h)
         _, p_after, _ = pose_at(scenario, body, t + h)
-        acceleration = (p_after - 2 * p + p_before) / h**2
-        reading = m.T @ (np.array([0.0, 0.0, -G]) - acceleration) + bias + sigma * rng.standard_normal(3)
-        reading = np.clip(np.round(reading / lsb) * lsb, -2 * G, 2 * G - lsb)
+        acceleration = tuple((after - 2 * now + before) / h**2 for after, now, before in zip(p_after, p, p_before))
+        specific = to_device(m, (-acceleration[0], -acceleration[1], -G - acceleration[2]))
+        reading = [value + b + sigma * rng.gauss(0.0, 1.0) for value, b in zip(specific, bias)]
+        reading = tuple(min(2 * G - lsb, max(-2 * G, round(value / lsb) * lsb)) for value in reading)
         stamp = t * (1 + clock_error) + rng.uniform(-0.001, 0.001)
         rows.append((stamp, *reading))
     labels = label(scenario, clock_error)
@@ -203,7 +223,7 @@ def label(scenario, clock_error):
         else:
             passed = {nearest(seg["angle"] + (seg["to_angle"] - seg["angle"]) * x + d,
                               seg["tilt"] + (seg["to_tilt"] - seg["tilt"]) * x)
-                      for x in np.linspace(0, 1, 91) for d in (-5, 0, 5)}
+                      for x in (i / 90 for i in range(91)) for d in (-5, 0, 5)}
             acceptable = passed | {target} | ({previous} if previous else set())
             labels.append(dict(start=start, end=end, expected=target, acceptable=sorted(acceptable), settled=False))
     labels[0]["start"] = 0.0
