@@ -78,14 +78,20 @@ check:
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
 
-test: test-deps check
-	.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request
-	scripts/test/test-hinge-corpus
-	scripts/test/run-integration-tests
-	scripts/test/test-private-checkout
-	scripts/test/test-build-deps
-	$(MAKE) fuzz
-	$(MAKE) package-test package-trixie-test
+# Every phase prints a start line and its result and duration, and the run ends with a table of
+# them (scripts/test/run-phases); a failing phase names the command that runs it alone. The phases
+# call make by name, not $(MAKE): make -n test (scripts/test/test-build-deps) must only print them.
+test:
+	@scripts/test/run-phases --title "make test" \
+		deps 'scripts/ensure-deps --test' \
+		check 'make --no-print-directory check' \
+		fuzz-seeds '.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request' \
+		hinge-corpus 'scripts/test/test-hinge-corpus' \
+		integration 'scripts/test/run-integration-tests' \
+		private-checkout 'scripts/test/test-private-checkout' \
+		build-deps 'scripts/test/test-build-deps' \
+		fuzz 'make --no-print-directory fuzz' \
+		package 'make --no-print-directory package-test package-trixie-test'
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
 # ThreadSanitizer, the integration tests against a daemon built with each, five minutes of fuzzing,
