@@ -81,9 +81,12 @@ format:
 # Every phase prints a start line and its result and duration, and the run ends with a table of
 # them (scripts/test/run-phases); a failing phase names the command that runs it alone. The phases
 # call make by name, not $(MAKE): make -n test (scripts/test/test-build-deps) must only print them.
+# deps installs what testing and packaging need with one apt-get call; prepare builds while the
+# Debian 13 root is made (the first time on a machine) for build-deps and package to copy.
 test:
 	@scripts/test/run-phases --title "make test" \
-		deps 'scripts/ensure-deps --test' \
+		deps 'scripts/ensure-deps --test --package' \
+		prepare 'scripts/test/prepare' \
 		check 'make --no-print-directory check' \
 		fuzz-seeds '.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request' \
 		hinge-corpus 'scripts/test/test-hinge-corpus' \
