@@ -236,6 +236,42 @@ int orientd_bus_read_authorization(sd_bus_message *reply) {
     return authorized ? 1 : 0;
 }
 
+/* The arguments each method of the standard interfaces takes. */
+static const struct {
+    const char *interface, *member, *signature;
+} standard_methods[] = {
+    {"org.freedesktop.DBus.Properties", "Get", "ss"},
+    {"org.freedesktop.DBus.Properties", "GetAll", "s"},
+    {"org.freedesktop.DBus.Properties", "Set", "ssv"},
+    {"org.freedesktop.DBus.Peer", "Ping", ""},
+    {"org.freedesktop.DBus.Peer", "GetMachineId", ""},
+    {"org.freedesktop.DBus.Introspectable", "Introspect", ""},
+};
+
+static int check_standard_arguments(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
+    if (!sd_bus_message_is_method_call(m, NULL, NULL)) return 0;
+    const char *interface = sd_bus_message_get_interface(m), *member = sd_bus_message_get_member(m);
+    if (interface == NULL || member == NULL) return 0;
+    for (size_t i = 0; i < sizeof standard_methods / sizeof standard_methods[0]; i++) {
+        if (strcmp(standard_methods[i].interface, interface) != 0 || strcmp(standard_methods[i].member, member) != 0)
+            continue;
+        const char *given = sd_bus_message_get_signature(m, 1);
+        if (given == NULL) given = "";
+        if (strcmp(given, standard_methods[i].signature) == 0) return 0;
+        int r = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
+                                           "Invalid arguments '%s' to call %s.%s(), expecting '%s'.", given, interface,
+                                           member, standard_methods[i].signature);
+        return r < 0 ? r : 1;
+    }
+    return 0;
+}
+
+int orientd_bus_check_standard_arguments(sd_bus *bus, sd_bus_slot **slot) {
+    return sd_bus_add_filter(bus, slot, check_standard_arguments, NULL);
+}
+
 int orientd_bus_watch_name_owners(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata) {
     return sd_bus_match_signal(bus, slot, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                "NameOwnerChanged", callback, userdata);

@@ -1,11 +1,14 @@
 """net.hadess.SensorProxy on a private system bus, over a umockdev accelerometer, with clients
 nobody here wrote: Debian's monitor-sensor, Qt's QOrientationSensor (Qt Sensors' iio-sensor-proxy
 backend) and a Gio client."""
+import json
 import os
+import re
 import select
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -18,11 +21,18 @@ from testbed import NOBODY, ORIENTD, ROOT, TestbedCase, as_another_user, changes
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ACCESS_DENIED, LIMITS_EXCEEDED = "org.freedesktop.DBus.Error.AccessDenied", "org.freedesktop.DBus.Error.LimitsExceeded"
 RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display frame
     "normal": (0, -1000, 0), "left-up": (1000, 0, 0), "right-up": (-1000, 0, 0), "bottom-up": (0, 1000, 0),
     "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
     "tilted-up": (0, -707, -707), "tilted-down": (0, -707, 707),  # 45° from upright
 }
+
+
+def rss_anon_kib(pid):
+    """A process's anonymous resident memory (heaps, stacks), where a leak shows."""
+    with open(f"/proc/{pid}/status") as status:
+        return next((int(line.split()[1]) for line in status if line.startswith("RssAnon:")), 0)
 
 
 class LineReader:
@@ -223,6 +233,21 @@ class BadInput(SensorProxyCase):
                 interface="org.freedesktop.DBus.Properties"), "PropertyReadOnly"),
             (lambda: client.get("NoSuchProperty"), "UnknownProperty"),
         ]
+        # The standard interfaces check their arguments as GDBus (the incumbent) does: extra, missing
+        # or mistyped ones are InvalidArgs, never an answer.
+        properties, peer = "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer"
+        for member, interface, parameters in [
+                ("Get", properties, GLib.Variant("(sss)", ("net.hadess.SensorProxy", "HasAccelerometer", "extra"))),
+                ("Get", properties, GLib.Variant("(s)", ("net.hadess.SensorProxy",))),
+                ("Get", properties, GLib.Variant("(su)", ("net.hadess.SensorProxy", 7))),
+                ("GetAll", properties, GLib.Variant("(ss)", ("net.hadess.SensorProxy", "extra"))),
+                ("Set", properties, GLib.Variant("(ss)", ("net.hadess.SensorProxy", "HasAccelerometer"))),
+                ("Ping", peer, GLib.Variant("(s)", ("extra",))),
+                ("GetMachineId", peer, GLib.Variant("(u)", (1,))),
+                ("Introspect", "org.freedesktop.DBus.Introspectable", GLib.Variant("(s)", ("extra",)))]:
+            cases.append((lambda m=member, i=interface, p=parameters: client.call(m, p, interface=i), "InvalidArgs"))
+        self.assertEqual(client.call("Ping", None, interface=peer), ())
+        self.assertTrue(client.get("HasAccelerometer"))
         for call, error in cases:
             with self.assertRaises(GLib.Error) as raised:
                 call()
@@ -262,6 +287,34 @@ class Polkit(SensorProxyCase):
         client.connection.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
                                     "org.freedesktop.DBus.Mock", "SetAllowed", GLib.Variant("(as)", (allowed,)),
                                     None, 0, 5000, None)
+        return mock
+
+    def polkit_mock(self, method, parameters=None, reply_type=None):
+        return self.client().call(method, parameters, interface="org.freedesktop.DBus.Mock",
+                                  path="/org/freedesktop/PolicyKit1/Authority", destination="org.freedesktop.PolicyKit1",
+                                  reply_type=reply_type)
+
+    def test_a_check_lost_when_polkit_stops_is_asked_again_and_not_refused(self):
+        mock = self.start_polkit(["net.hadess.SensorProxy.claim-sensor"])
+        self.polkit_mock("SimulateHang", GLib.Variant("(b)", (True,)))
+        outcome = {}
+
+        def claim():
+            try:
+                self.client().call("ClaimAccelerometer", timeout=30)
+                outcome["claim"] = "granted"
+            except GLib.Error as error:
+                outcome["claim"] = error.message
+        claimer = threading.Thread(target=claim)
+        claimer.start()
+        self.daemon.wait_for(lambda d: self.polkit_mock("HaveHangingCalls", reply_type="(b)")[0], what="the check in polkitd")
+        # polkitd goes while it holds the check: the bus answers orientd NoReply. That is no refusal:
+        # the caller is asked about again (here polkit is gone: the caller's uid decides, root).
+        mock.terminate()
+        mock.wait(10)
+        claimer.join(30)
+        self.assertEqual(outcome.get("claim"), "granted")
+        self.daemon.wait_for(lambda d: d.stderr_contains("polkit check failed, retrying"), what="the retry in the log")
 
     def test_polkit_allows_the_claim_action(self):
         self.start_polkit(["net.hadess.SensorProxy.claim-sensor"])
@@ -272,6 +325,77 @@ class Polkit(SensorProxyCase):
         with self.assertRaises(GLib.Error) as raised:
             self.client().call("ClaimAccelerometer")
         self.assertIn("AccessDenied", raised.exception.message)
+
+    def set_polkit_delay(self, seconds):
+        """dbusmock's polkitd answers each check after `seconds` (one at a time: a loaded polkitd)."""
+        self.client().connection.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                                           "org.freedesktop.DBus.Mock", "SetDelay", GLib.Variant("(d)", (seconds,)),
+                                           None, 0, 5000, None)
+
+    def flood(self, count, user=None):
+        """A process that sends `count` claims of each of the four sensors at once on one connection
+        (flood_claims.py), once they are all sent."""
+        program = reachable_by_everyone(os.path.join(HERE, "flood_claims.py"))
+        reader = self.spawn(*(user or []), "/usr/bin/python3", program, self.bus.address, str(count), "40")
+        reader.wait_for("sent")
+        return reader
+
+    @changes_user
+    def test_a_flood_of_claims_from_two_users_does_not_lock_the_desktop_out(self):
+        self.start_polkit(["net.hadess.SensorProxy.claim-sensor"])
+        self.set_polkit_delay(0.1)
+        pid = self.daemon.process.pid
+        # The daemon's descriptors and heap before the flood, the accelerometer already read for a
+        # client that claimed it (the desktop's claim then opens nothing).
+        self.client().call("ClaimAccelerometer")
+        desktop = self.client()
+        descriptors, heap = len(os.listdir(f"/proc/{pid}/fd")), rss_anon_kib(pid)
+        flooders = [self.flood(150) for _ in range(4)] + [self.flood(150, as_another_user(self))]
+        started = time.monotonic()
+        desktop.call("ClaimAccelerometer", timeout=30)
+        latency = time.monotonic() - started
+        # Behind at most one check of each flooding connection (0.1 s each in this polkitd), not
+        # behind their 3000 calls.
+        self.assertLess(latency, 3.0, f"the desktop's claim took {latency:.2f} s")
+        self.pose("left-up")
+        desktop.wait_for(lambda c: "left-up" in c.orientations(), what="the desktop's orientation change")
+        for flooder in flooders:
+            flooder.wait_for('"unanswered"', timeout=45)
+            result = json.loads(next(line for line in flooder.lines if '"unanswered"' in line))
+            self.assertEqual((result["sent"], result["answered"], result["unanswered"]), (600, 600, 0), result)
+            # polkit allows the action: every call orientd receives is granted. The bus lets a
+            # connection wait for 128 replies at most and answers the rest LimitsExceeded itself.
+            self.assertGreaterEqual(result["granted"], 128, result)
+            self.assertEqual(set(result["errors"]) - {LIMITS_EXCEEDED}, set(), result)
+            flooder.process.wait(10)
+        # The flooders left the bus: their claims and calls are gone, and so is what they cost.
+        self.daemon.wait_for(lambda d: len(os.listdir(f"/proc/{pid}/fd")) <= descriptors, what="the descriptors back")
+        self.assertLess(rss_anon_kib(pid) - heap, 4096, "the heap grew by the flood and stayed")
+        self.pose("normal")
+        desktop.wait_for(lambda c: "normal" in c.orientations(), what="the desktop still served")
+
+    @changes_user
+    def test_refused_floods_are_answered_and_logged_once_per_caller_with_the_count(self):
+        self.start_polkit([])
+        self.set_polkit_delay(0.05)
+        flooders = [self.flood(50), self.flood(50, as_another_user(self))]
+        denied = []
+        for flooder in flooders:
+            flooder.wait_for('"unanswered"', timeout=45)
+            result = json.loads(next(line for line in flooder.lines if '"unanswered"' in line))
+            self.assertEqual((result["answered"], result["unanswered"], result["granted"]), (200, 0, 0), result)
+            self.assertEqual(set(result["errors"]) - {ACCESS_DENIED, LIMITS_EXCEEDED}, set(), result)
+            self.assertGreaterEqual(result["errors"].get(ACCESS_DENIED, 0), 128, result)  # what the bus let through
+            denied.append(result["errors"][ACCESS_DENIED])
+            flooder.process.wait(10)
+        # Each caller's refusals: one line when the first came, one with the rest's count when it
+        # left the bus (the minute had not passed).
+        self.daemon.wait_for(lambda d: sum("before the caller left" in line for line in d.stderr_lines) == 2,
+                             what="the refusals counted when the flooders left")
+        refused = [line for line in self.daemon.stderr_lines if "claim refused" in line or "before the caller left" in line]
+        self.assertEqual(len(refused), 4, refused)
+        counts = sorted(int(re.search(r"refused=(\d+)", line).group(1)) for line in refused)
+        self.assertEqual(counts, sorted([1, 1] + [count - 1 for count in denied]), refused)
 
     @changes_user
     def test_without_polkit_root_may_claim_and_others_may_not(self):

@@ -85,6 +85,12 @@ int orientd_bus_read_authorization(sd_bus_message *reply);
 int orientd_bus_watch_name_owners(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata);
 int orientd_bus_read_name_owner_changed(sd_bus_message *signal, const char **name, const char **old_owner, const char **new_owner);
 
+/* A filter that answers InvalidArgs to a call of the standard interfaces sd-bus serves itself
+ * (org.freedesktop.DBus.Properties, Peer, Introspectable) whose arguments are not the ones the
+ * method takes: sd-bus 252 reads what it needs and ignores the rest, where GDBus (and so
+ * iio-sensor-proxy) refuses the call. Runs before sd-bus dispatches the message. */
+int orientd_bus_check_standard_arguments(sd_bus *bus, sd_bus_slot **slot);
+
 /* NameLost of the bus driver (our well-known name was taken over). */
 int orientd_bus_watch_name_lost(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata);
 int orientd_bus_read_string(sd_bus_message *message, const char **value);

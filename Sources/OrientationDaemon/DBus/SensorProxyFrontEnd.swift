@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import OrientationCore
 import OrientationProtocol
+import SensorCore
 
 /// net.hadess.SensorProxy as a front end of the hub, for the desktops that speak iio-sensor-proxy's
 /// interface (mutter, KWin through Qt Sensors, Phosh, monitor-sensor, gsd-power, geoclue): each
@@ -35,8 +36,10 @@ final class SensorProxyFrontEnd: Sendable {
     private final class LoopState {
         var values = SensorProxyValues()
         var claimants: [String: Claimant] = [:]
-        /// Calls waiting for polkit or the bus driver, by call id.
-        var authorizing: [Int: BusCall] = [:]
+        /// Calls waiting for polkit or the bus driver, one check at a time per caller, fairly.
+        var authorization = ClaimAuthorizationQueue()
+        var retryTimer: Scheduled<Void>?
+        var refusals = RefusalLog()
         /// Claims answered once their sensor's first value is known (or at the deadline).
         var waitingForValue: [BusCall] = []
         var firstReplyTimer: Scheduled<Void>?
@@ -59,11 +62,19 @@ final class SensorProxyFrontEnd: Sendable {
         }
     }
 
-    private var authorizing: [Int: BusCall] {
-        get { loopState.value.authorizing }
+    private var authorization: ClaimAuthorizationQueue {
+        get { loopState.value.authorization }
         _modify {
             let state = loopState.value
-            yield &state.authorizing
+            yield &state.authorization
+        }
+    }
+
+    private var refusals: RefusalLog {
+        get { loopState.value.refusals }
+        _modify {
+            let state = loopState.value
+            yield &state.refusals
         }
     }
 
@@ -111,14 +122,14 @@ final class SensorProxyFrontEnd: Sendable {
     func stop() {
         hub.eventLoop.preconditionInEventLoop()
         firstReplyTimer?.cancel()
-        for call in waitingForValue + authorizing.values {
+        loopState.value.retryTimer?.cancel()
+        for call in waitingForValue + authorization.removeAll() {
             submit(
                 .fail(
                     call, name: "org.freedesktop.DBus.Error.Disconnected",
                     message: "orientd stops serving the system bus"))
         }
         waitingForValue = []
-        authorizing = [:]
         for claimant in claimants.values { hub.disconnect(claimant.listener) }
         claimants = [:]
     }
@@ -131,21 +142,27 @@ final class SensorProxyFrontEnd: Sendable {
         hub.eventLoop.preconditionInEventLoop()
         switch event {
         case .call(let call):
-            if checksPolkit {
-                authorizing[call.id] = call
-                submit(.authorize(call, action: Self.claimAction))
+            if isRepeatedClaim(call) {
+                // As in the incumbent: claiming what the name claims already changes nothing and
+                // asks nobody.
+                submit(.reply(call))
+            } else if checksPolkit {
+                authorization.enqueue(call)
+                startChecks()
             } else {
                 perform(call)
             }
         case .authorization(let call, let answer):
-            guard authorizing.removeValue(forKey: call.id) != nil else { return }
+            guard authorization.isChecking(call) else { return }
             authorize(call, answer)
+            startChecks()
         case .nameVanished(let name):
             // Its unanswered calls go too, or the bus thread would keep their messages for good.
-            for call in authorizing.values where call.sender == name { submit(.forget(call)) }
+            for call in authorization.remove(name) { submit(.forget(call)) }
             for call in waitingForValue where call.sender == name { submit(.forget(call)) }
-            authorizing = authorizing.filter { $0.value.sender != name }
             waitingForValue.removeAll { $0.sender == name }
+            for line in refusals.left(name) { logRefusals(line, leaving: true) }
+            startChecks()
             if let claimant = claimants.removeValue(forKey: name) {
                 hub.disconnect(claimant.listener)
                 logger.debug("claimant left the bus", metadata: ["dbus.name": "\(name)"])
@@ -155,12 +172,29 @@ final class SensorProxyFrontEnd: Sendable {
         }
     }
 
+    /// The checks that may start now (a free place, a caller's turn), and a timer for the next
+    /// retry if a caller waits for one.
+    private func startChecks() {
+        for call in authorization.callsToCheck(at: MonotonicClock.now()) {
+            submit(.authorize(call, action: Self.claimAction))
+        }
+        let state = loopState.value
+        state.retryTimer?.cancel()
+        state.retryTimer = nil
+        if let retry = authorization.nextRetry {
+            let delay = TimeAmount.nanoseconds(Int64(max(0, retry - MonotonicClock.now()) * 1e9) + 1_000_000)
+            state.retryTimer = hub.eventLoop.scheduleTask(in: delay) { [weak self] in self?.startChecks() }
+        }
+    }
+
+    /// `call` is the one checked for its caller; the answer goes to every call that waited for it.
     private func authorize(_ call: BusCall, _ answer: BusAuthorization) {
         switch answer {
         case .allowed:
-            perform(call)
+            authorization.answered(call.sender).forEach(perform)
         case .denied:
-            deny(call, "polkit does not allow \(call.sender) to claim sensors (\(Self.claimAction))")
+            let reason = "polkit does not allow \(call.sender) to claim sensors (\(Self.claimAction))"
+            for waiting in authorization.answered(call.sender) { deny(waiting, reason) }
         case .polkitAbsent:
             if !polkitAbsenceLogged {
                 polkitAbsenceLogged = true
@@ -168,22 +202,58 @@ final class SensorProxyFrontEnd: Sendable {
                     "polkit is not on the system bus: claims are allowed from root and the control group only",
                     metadata: ["control.group": "\(hub.configuration.controlGroup ?? "(none)")"])
             }
-            authorizing[call.id] = call
-            submit(.identify(call))
+            submit(.identify(call))  // the caller's check goes on: the bus driver says who it is
         case .identity(let credentials):
+            let calls = authorization.answered(call.sender)
             if Authorization.isPrivileged(credentials, controlGroup: hub.configuration.controlGroup) {
-                perform(call)
+                calls.forEach(perform)
             } else {
-                deny(call, "polkit is not running and uid \(credentials.uid) is neither root nor in the control group")
+                let reason = "polkit is not running and uid \(credentials.uid) is neither root nor in the control group"
+                for waiting in calls { deny(waiting, reason) }
             }
         case .failed(let reason):
-            logger.warning("claim refused", metadata: ["dbus.name": "\(call.sender)", "reason": "\(reason)"])
-            deny(call, reason)
+            // Not a refusal: polkit restarting, an answer that did not come, the bus's limits. The
+            // caller is asked about again; only when every attempt failed do its calls end, with an
+            // error that says so (never AccessDenied).
+            switch authorization.failed(call.sender, at: MonotonicClock.now()) {
+            case .scheduled:
+                logger.debug(
+                    "polkit check failed, retrying", metadata: ["dbus.name": "\(call.sender)", "reason": "\(reason)"])
+            case .gaveUp(let calls):
+                let message = "orientd could not ask polkit about \(call.sender): \(reason); try again"
+                for waiting in calls {
+                    submit(.fail(waiting, name: "org.freedesktop.DBus.Error.Failed", message: message))
+                    noteRefusal(waiting, reason)
+                }
+            }
         }
     }
 
     private func deny(_ call: BusCall, _ reason: String) {
         submit(.fail(call, name: "org.freedesktop.DBus.Error.AccessDenied", message: reason))
+        noteRefusal(call, reason)
+    }
+
+    /// Counts a refusal; logs it when ``RefusalLog`` says it is time.
+    private func noteRefusal(_ call: BusCall, _ reason: String) {
+        if let line = refusals.refused(call.sender, reason: reason, at: MonotonicClock.now()) {
+            logRefusals(line, leaving: false)
+        }
+    }
+
+    private func logRefusals(_ line: RefusalLog.Line, leaving: Bool) {
+        logger.warning(
+            leaving ? "claims refused before the caller left the bus" : "claim refused",
+            metadata: [
+                "dbus.name": "\(line.sender)", "reason": "\(line.reason)", "refused": "\(line.count)",
+            ])
+    }
+
+    /// A claim of a sensor the caller claims already, with nothing of its own still waiting (a
+    /// release in the queue must come first).
+    private func isRepeatedClaim(_ call: BusCall) -> Bool {
+        call.method.isClaim && claimants[call.sender]?.claimed.contains(call.method.claimed) == true
+            && !authorization.hasWaiting(call.sender)
     }
 
     /// The hub's topics a claim of `claimed` subscribes to: for the accelerometer the mode too (on a

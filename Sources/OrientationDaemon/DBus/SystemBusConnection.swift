@@ -23,6 +23,9 @@ struct BusCall: Hashable, Sendable {
     /// The caller's unique bus name (`:1.42`).
     var sender: String
     var method: SensorProxyMethod
+    /// The caller's uid as the bus driver tells it (nil if it could not): claims are checked fairly
+    /// across users.
+    var uid: UInt32? = nil
 }
 
 /// What the bus thread reports to the front end.
@@ -102,6 +105,9 @@ final class SystemBusConnection: @unchecked Sendable {
     /// Calls not answered yet, by id, with the message's reference (bus thread only).
     private var openCalls: [Int: OpaquePointer] = [:]
     private var nextCallID = 0
+    /// Each calling unique name's uid, asked of the bus driver once (bus thread only; a name
+    /// leaves the table when it leaves the bus).
+    private var senderUIDs: [String: UInt32] = [:]
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set) and adds the two objects.
     init() throws(SystemBusError) {
@@ -124,8 +130,9 @@ final class SystemBusConnection: @unchecked Sendable {
             }, Unmanaged.passUnretained(self).toOpaque())
         let context = Unmanaged.passUnretained(self).toOpaque()
         var objects = [OpaquePointer?](repeating: nil, count: SensorProxyObject.allCases.count)
-        var owners: OpaquePointer?, lost: OpaquePointer?
+        var owners: OpaquePointer?, lost: OpaquePointer?, arguments: OpaquePointer?
         var result = orientd_sp_add_objects(bus, object, &objects)
+        if result >= 0 { result = orientd_bus_check_standard_arguments(bus, &arguments) }
         if result >= 0 {
             result = orientd_bus_watch_name_owners(
                 bus, &owners,
@@ -140,7 +147,7 @@ final class SystemBusConnection: @unchecked Sendable {
                     Unmanaged<SystemBusConnection>.fromOpaque(context!).takeUnretainedValue().nameLost(message!)
                 }, context)
         }
-        slots = objects + [owners, lost]
+        slots = objects + [owners, lost, arguments]
         guard result >= 0 else {
             release()
             throw SystemBusError(operation: "serving /net/hadess/SensorProxy", code: -result)
@@ -256,15 +263,30 @@ final class SystemBusConnection: @unchecked Sendable {
         let id = nextCallID
         nextCallID += 1
         openCalls[id] = sd_bus_message_ref(message)
-        onEvent(.call(BusCall(id: id, sender: String(cString: sender), method: SensorProxyMethod.table[index])))
+        let name = String(cString: sender)
+        onEvent(
+            .call(BusCall(id: id, sender: name, method: SensorProxyMethod.table[index], uid: uid(of: name, message))))
         return 1
+    }
+
+    /// The uid of the unique name that sent `message`: asked of the bus driver the first time.
+    private func uid(of name: String, _ message: OpaquePointer) -> UInt32? {
+        if let known = senderUIDs[name] { return known }
+        var uid: uid_t = 0, gid: gid_t = 0, pid: pid_t = 0
+        guard orientd_bus_sender_identity(message, &uid, &gid, &pid) >= 0 else { return nil }
+        senderUIDs[name] = uid
+        return uid
     }
 
     private func nameOwnerChanged(_ message: OpaquePointer) -> Int32 {
         var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
         guard orientd_bus_read_name_owner_changed(message, &name, &old, &new) >= 0, let name, let new else { return 0 }
         // A unique name leaving: its new owner is empty.
-        if name.pointee == CChar(UInt8(ascii: ":")), new.pointee == 0 { onEvent(.nameVanished(String(cString: name))) }
+        if name.pointee == CChar(UInt8(ascii: ":")), new.pointee == 0 {
+            let unique = String(cString: name)
+            senderUIDs[unique] = nil
+            onEvent(.nameVanished(unique))
+        }
         return 0
     }
 
