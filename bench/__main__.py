@@ -7,6 +7,7 @@ SECTIONS = {
     "convertibles": "two sensors and the hinge corpus",
     "kinds": "light and proximity against iio-sensor-proxy",
     "power": "adaptive pacing against the fixed rate and iio-sensor-proxy",
+    "claims": "D-Bus claims answered under a flood, and the desktop's claim meanwhile",
 }
 
 
@@ -24,6 +25,9 @@ def run(section):
     elif section == "power":
         from bench import power
         power.power_section()
+    elif section == "claims":
+        from bench import claims
+        claims.claims_section()
 
 
 def main(arguments):

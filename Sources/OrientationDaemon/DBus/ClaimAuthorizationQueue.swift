@@ -9,7 +9,9 @@
 /// * **One check at a time per caller.** Calls from a unique name wait behind its check in progress
 ///   and share its answer: polkit's answer is about the caller and the action, which are the same for
 ///   all of them. A flood from one connection is one check at a time.
-/// * **A bounded number of checks in all** (`maximumOutstanding`, well below the bus's 128).
+/// * **A bounded number of checks in all** (`maximumOutstanding`, well below the bus's 128), and
+///   one at a time per user (`maximumPerUser`): polkitd answers its checks in turn, so checks sent
+///   ahead of another user's would delay it however fair the order here.
 /// * **Fair across users**: a free check goes to the users in turn (by uid, as the bus reports it),
 ///   and within a user to its callers in turn, so a flooding user, however many connections it
 ///   opens, delays itself: another user's one call waits at most for one check per user ahead of it.
@@ -20,6 +22,8 @@ struct ClaimAuthorizationQueue {
     struct Settings: Sendable {
         /// Checks in progress at most, for all callers together.
         var maximumOutstanding = 32
+        /// Checks in progress at most for the callers of one user.
+        var maximumPerUser = 1
         /// Seconds to wait before each new attempt of a check that failed; when they are used up
         /// the calls fail.
         var retryDelays: [Double] = [0.25, 1, 3]
@@ -49,6 +53,7 @@ struct ClaimAuthorizationQueue {
     private var callersOfUser: [UInt32?: [String]] = [:]
     private var nextUser = 0
     private var nextCallerOfUser: [UInt32?: Int] = [:]
+    private var checksOfUser: [UInt32?: Int] = [:]
     private(set) var outstanding = 0
 
     init(settings: Settings = Settings()) {
@@ -92,6 +97,7 @@ struct ClaimAuthorizationQueue {
         while outstanding < settings.maximumOutstanding, let sender = nextEligible(at: time) {
             callers[sender]!.checking = true
             outstanding += 1
+            checksOfUser[callers[sender]!.uid, default: 0] += 1
             chosen.append(callers[sender]!.waiting[0])
         }
         return chosen
@@ -101,7 +107,7 @@ struct ClaimAuthorizationQueue {
     /// for it, in the order they came, takes that answer.
     mutating func answered(_ sender: String) -> [BusCall] {
         guard var caller = callers[sender], caller.checking else { return [] }
-        outstanding -= 1
+        checkEnded(caller)
         let calls = caller.waiting
         caller.waiting = []
         caller.checking = false
@@ -113,7 +119,7 @@ struct ClaimAuthorizationQueue {
     /// The caller's check failed (not a refusal): retried later, or, with no attempt left, its calls.
     mutating func failed(_ sender: String, at time: Double) -> Retry {
         guard var caller = callers[sender], caller.checking else { return .gaveUp([]) }
-        outstanding -= 1
+        checkEnded(caller)
         caller.checking = false
         defer { callers[sender] = caller }
         guard caller.failures < settings.retryDelays.count else {
@@ -130,7 +136,7 @@ struct ClaimAuthorizationQueue {
     /// The caller left the bus: its calls, to forget (their answers, if any come, are stale).
     mutating func remove(_ sender: String) -> [BusCall] {
         guard let caller = callers.removeValue(forKey: sender) else { return [] }
-        if caller.checking { outstanding -= 1 }
+        if caller.checking { checkEnded(caller) }
         if var names = callersOfUser[caller.uid], let index = names.firstIndex(of: sender) {
             names.remove(at: index)
             if let next = nextCallerOfUser[caller.uid], next > index { nextCallerOfUser[caller.uid] = next - 1 }
@@ -155,6 +161,12 @@ struct ClaimAuthorizationQueue {
         return calls
     }
 
+    private mutating func checkEnded(_ caller: Caller) {
+        outstanding -= 1
+        checksOfUser[caller.uid, default: 1] -= 1
+        if checksOfUser[caller.uid] == 0 { checksOfUser[caller.uid] = nil }
+    }
+
     /// The next caller to check, users in turn and each user's callers in turn: a caller is eligible
     /// when it has calls waiting, no check in progress and no retry pending.
     private mutating func nextEligible(at time: Double) -> String? {
@@ -162,6 +174,7 @@ struct ClaimAuthorizationQueue {
         for step in 0..<users.count {
             let userIndex = (nextUser + step) % users.count
             let user = users[userIndex]
+            guard checksOfUser[user, default: 0] < settings.maximumPerUser else { continue }
             let names = callersOfUser[user] ?? []
             let start = nextCallerOfUser[user] ?? 0
             for offset in 0..<names.count {

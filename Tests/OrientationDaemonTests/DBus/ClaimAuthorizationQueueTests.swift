@@ -33,7 +33,7 @@ struct ClaimAuthorizationQueueTests {
     @Test("checks in progress never exceed the maximum; a free place goes to the next caller")
     func bounded() {
         var queue = ClaimAuthorizationQueue(settings: .init(maximumOutstanding: 4))
-        for caller in 0..<10 { queue.enqueue(Self.call(caller, ":1.\(caller)", uid: 1001)) }
+        for caller in 0..<10 { queue.enqueue(Self.call(caller, ":1.\(caller)", uid: UInt32(1000 + caller))) }
         #expect(queue.callsToCheck(at: 0).count == 4)
         #expect(queue.outstanding == 4)
         _ = queue.answered(":1.0")
@@ -41,24 +41,41 @@ struct ClaimAuthorizationQueueTests {
         #expect(queue.outstanding == 4)
     }
 
-    @Test("a flooding user with many connections delays another user's one call by one check at most")
-    func fairAcrossUsers() {
-        var queue = ClaimAuthorizationQueue(settings: .init(maximumOutstanding: 2))
+    @Test("one check at a time per user: polkitd answers in turn, so a user's checks never queue ahead of another's")
+    func onePerUser() {
+        var queue = ClaimAuthorizationQueue(settings: .init(maximumOutstanding: 32))
         for connection in 0..<50 {
             for id in 0..<10 { queue.enqueue(Self.call(connection * 10 + id, ":1.\(100 + connection)", uid: 1001)) }
         }
-        var checking = queue.callsToCheck(at: 0)
-        #expect(checking.count == 2)
+        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.100"])
+        queue.enqueue(Self.call(9999, ":1.7", uid: 1000))  // the desktop: checked at once, beside the flood's one
+        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.7"])
+        #expect(queue.outstanding == 2)
+        // The flooder's connections take turns among themselves.
+        #expect(queue.answered(":1.100").count == 10)
+        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.101"])
+        #expect(queue.answered(":1.7").map(\.id) == [9999])
+        #expect(queue.callsToCheck(at: 0).isEmpty)
+        #expect(queue.answered(":1.101").count == 10)
+        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.102"])
+        var two = ClaimAuthorizationQueue(settings: .init(maximumOutstanding: 32, maximumPerUser: 2))
+        for connection in 0..<5 { two.enqueue(Self.call(connection, ":1.\(connection)", uid: 1001)) }
+        #expect(two.callsToCheck(at: 0).count == 2)
+    }
+
+    @Test("with places scarce, users take turns: a flooding user delays another user's call by one check at most")
+    func fairAcrossUsers() {
+        var queue = ClaimAuthorizationQueue(settings: .init(maximumOutstanding: 2, maximumPerUser: 2))
+        for connection in 0..<50 {
+            for id in 0..<10 { queue.enqueue(Self.call(connection * 10 + id, ":1.\(100 + connection)", uid: 1001)) }
+        }
+        let checking = queue.callsToCheck(at: 0)
+        #expect(checking.map(\.sender) == [":1.100", ":1.101"])
         queue.enqueue(Self.call(9999, ":1.7", uid: 1000))  // the desktop
-        _ = queue.answered(checking[0].sender)
-        checking = queue.callsToCheck(at: 0)
-        #expect(checking.map(\.sender) == [":1.7"], "the desktop is next: \(checking)")
-        // And the flooder's connections take turns among themselves.
+        _ = queue.answered(":1.100")
+        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.7"], "the desktop is next")
         #expect(queue.answered(":1.7").map(\.id) == [9999])
         #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.102"])
-        _ = queue.answered(":1.101")
-        _ = queue.answered(":1.102")
-        #expect(queue.callsToCheck(at: 0).map(\.sender) == [":1.103", ":1.104"])
     }
 
     @Test("a failed check is retried after each delay, then its calls end with the failure")
