@@ -16,7 +16,7 @@ from gi.repository import GLib
 
 from daemon import Daemon
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import NOBODY, ORIENTD, ROOT, TestbedCase, as_another_user, changes_user, reachable_by_everyone
+from testbed import NOBODY, ORIENTD, ROOT, TestbedCase, as_another_user, changes_user, reachable_by_everyone, rss_anon_kib
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
@@ -27,12 +27,6 @@ RAW = {  # raw units at scale 0.00981 m/s² per unit: 1000 = 1 g, in the display
     "face-up": (0, 0, -1000), "face-down": (0, 0, 1000),
     "tilted-up": (0, -707, -707), "tilted-down": (0, -707, 707),  # 45° from upright
 }
-
-
-def rss_anon_kib(pid):
-    """A process's anonymous resident memory (heaps, stacks), where a leak shows."""
-    with open(f"/proc/{pid}/status") as status:
-        return next((int(line.split()[1]) for line in status if line.startswith("RssAnon:")), 0)
 
 
 class LineReader:

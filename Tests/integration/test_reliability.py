@@ -12,7 +12,7 @@ import time
 import unittest
 
 from daemon import Client, Daemon
-from testbed import ORIENTD, Running, Testbed
+from testbed import ORIENTD, Running, Testbed, rss_anon_kib
 
 SEED = int(os.environ.get("ORIENTD_ABUSE_SEED", "8"))
 MESSAGES = int(os.environ.get("ORIENTD_ABUSE_MESSAGES", "100000"))
@@ -387,14 +387,6 @@ class BufferedFaults(unittest.TestCase):
         report("faults.buffered-burst", "50 scans in two bursts, one timestamp 5 s back and one repeated: one turn, no other change")
 
 
-def rss_kib(pid):
-    """The daemon's anonymous resident memory (heaps, stacks), where a leak shows. Not VmRSS: the
-    daemon hands its code pages back to the kernel after start-up and they come back as it serves,
-    so its file-backed RSS grows by itself without any leak."""
-    with open(f"/proc/{pid}/status") as status:
-        return next((int(line.split()[1]) for line in status if line.startswith("RssAnon:")), 0)
-
-
 class Load(unittest.TestCase):
     def test_a_thousand_subscribers_ten_thousand_connects_and_stalled_clients(self):
         import resource
@@ -428,7 +420,7 @@ class Load(unittest.TestCase):
             return latency
 
         change(0)
-        rss_before = rss_kib(daemon.process.pid)
+        rss_before = rss_anon_kib(daemon.process.pid)
         descriptors_before = len(open_descriptors(daemon.process.pid))
         started = time.monotonic()
         # Ten thousand connect/disconnect cycles, some saying hello, some subscribing, some
@@ -454,7 +446,7 @@ class Load(unittest.TestCase):
         for sock in stalled:
             sock.close()
         latencies.append(change(len(latencies) + 1))
-        rss_after = rss_kib(daemon.process.pid)
+        rss_after = rss_anon_kib(daemon.process.pid)
         # The same clients as before the churn: as many descriptors, once the daemon has seen the
         # last churning clients go (it learns that on its loop; nothing to await from here).
         deadline = time.monotonic() + 10

@@ -42,6 +42,14 @@ def assert_in_words(lines, who="orientd"):
         raise AssertionError(f"{who} printed Swift values instead of words: {dumps[:5]}")
 
 
+def rss_anon_kib(pid):
+    """A daemon's anonymous resident memory (heaps, stacks), where a leak shows. Not VmRSS: the
+    daemon hands its code pages back to the kernel after start-up and they come back as it serves,
+    so its file-backed RSS grows by itself without any leak."""
+    with open(f"/proc/{pid}/status") as status:
+        return next((int(line.split()[1]) for line in status if line.startswith("RssAnon:")), 0)
+
+
 def changes_user(test):
     """Marks a test, or a class of tests, that runs something as another user. Such a test runs
     what it runs from reachable_by_everyone(), since the checkout may be closed to that user (mode
