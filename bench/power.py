@@ -16,6 +16,7 @@ Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.powe
 `python3 -m bench.power play TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
 interpreter. Run under umockdev-wrapper, as every section is."""
 import json
+import math
 import os
 import random
 import select
@@ -43,8 +44,12 @@ REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWE
 WARM_UP = 5  # seconds after the claim before the rest is measured (the device settles, the pace slows)
 NOISE_COUNTS = 2  # at rest each axis reads its value ± up to this many counts …
 NOISE_PERIOD = 0.04  # … drawn afresh this often (a 25 Hz output data rate)
-DEFAULT = 1.9  # orientd's default rest rate (SamplingPace.Settings)
-RATES = (1, 1.5, DEFAULT, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
+DEFAULT = 1.9  # orientd's default rest rate, lying still (SamplingPace.Settings)
+HELD = 4  # orientd's default held rate: at rest, swaying in a hand (SamplingPace.Settings)
+RATES = (1.5, DEFAULT, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
+HELD_OFF = "held0"  # the mode at DEFAULT for every rest, held or lying (`--held-rate 0`: before issue 38)
+SWAY_COUNTS = 17  # in a hand (§1b) the screen tilts by up to 1° (17 counts on z) …
+SWAY_HZ = 0.3  # … back and forth at this rate, a hand's slow sway
 INTERRUPT = "irq"  # the mode whose simulated sensor has a motion interrupt (orientd rests on it)
 INTERRUPT_THRESHOLD = 50  # counts (0.05 g): the simulated interrupt's threshold against its reference …
 INTERRUPT_FOLLOW = 0.1  # … which follows the readings by this share per write (a high-pass filter of about 0.4 s)
@@ -63,8 +68,8 @@ def parse_mode(key):
     if key == "iio-sensor-proxy":
         return dict(server=key, rest_rate=None, front="dbus")
     _, rate, front = key.split(":")
-    if rate == INTERRUPT:
-        return dict(server="orientd", rest_rate=INTERRUPT, front=front)
+    if rate in (INTERRUPT, HELD_OFF):
+        return dict(server="orientd", rest_rate=rate, front=front)
     return dict(server="orientd", rest_rate=float(rate) if "." in rate else int(rate), front=front)
 
 
@@ -74,15 +79,21 @@ def label(key):
         return "iio-sensor-proxy 3.0, D-Bus"
     if m["rest_rate"] == INTERRUPT:
         return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
-    pace = "fixed 25 Hz (`--rest-rate 0`)" if m["rest_rate"] == 0 else f"adaptive, rest {m['rest_rate']} Hz"
-    if m["rest_rate"] == DEFAULT:
+    if m["rest_rate"] == HELD_OFF:
+        return f"orientd adaptive, rest {DEFAULT} Hz held or lying (`--held-rate 0`, before issue 38), " + (
+            "D-Bus" if m["front"] == "dbus" else "socket")
+    rate = m["rest_rate"]
+    pace = "fixed 25 Hz (`--rest-rate 0`)" if rate == 0 else f"adaptive, rest {rate} Hz lying, {max(HELD, rate)} Hz held"
+    if rate == DEFAULT:
         pace += " (default)"
     return f"orientd {pace}, " + ("D-Bus" if m["front"] == "dbus" else "socket")
 
 
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
-            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25", "--rest-rate", str(DEFAULT if rest_rate == INTERRUPT else rest_rate)]
+            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25",
+            "--rest-rate", str(DEFAULT if rest_rate in (INTERRUPT, HELD_OFF) else rest_rate)] + (
+                ["--held-rate", "0"] if rest_rate == HELD_OFF else [])
 
 
 # ---------------------------------------------------------------- one daemon, its device and its client
@@ -272,10 +283,12 @@ class Noise:
     """Sensor noise: every NOISE_PERIOD each axis of each device reads its pose's value plus a whole
     number of counts drawn uniformly from ±NOISE_COUNTS (±0.002 g), as a sensor's quantised noise.
     Written by this process; the daemons only read it. `set` changes a device's pose at once (a
-    step), and the noise goes on around the new pose."""
+    step), and the noise goes on around the new pose. `sway`: the device is held in a hand, and z
+    also swings by up to SWAY_COUNTS at SWAY_HZ (1° of tilt), far inside the motion margin."""
 
-    def __init__(self, devices, raw=PORTRAIT, seed=29):
+    def __init__(self, devices, raw=PORTRAIT, seed=29, sway=False):
         self.devices, self.poses = devices, [raw] * len(devices)
+        self.sway, self.started = sway, time.monotonic()
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.stopping = False
@@ -283,6 +296,9 @@ class Noise:
         self.thread.start()
 
     def _noisy(self, raw):
+        if self.sway:
+            swing = round(SWAY_COUNTS * math.sin(2 * math.pi * SWAY_HZ * (time.monotonic() - self.started)))
+            raw = (raw[0], raw[1], raw[2] + swing)
         return [value + self.rng.randint(-NOISE_COUNTS, NOISE_COUNTS) for value in raw]
 
     def _run(self):
@@ -330,10 +346,11 @@ def switches_since(before, after, seconds):
     return out
 
 
-def rest(keys, seconds=REST):
-    """Every mode at once, one claimant each, the device resting with noise: per mode the wake-ups
-    (context switches of all threads, by thread), reads of in_accel_x_raw and CPU time over
-    `seconds`, and the rate in force at the end (orientd on the socket)."""
+def rest(keys, seconds=REST, sway=False):
+    """Every mode at once, one claimant each, the device resting with noise (lying on a table, or
+    `sway`: held in a hand): per mode the wake-ups (context switches of all threads, by thread),
+    reads of in_accel_x_raw and CPU time over `seconds`, and the rate in force at the end (orientd
+    on the socket)."""
     devices, runs = [], {}
     noise = None
     try:
@@ -341,7 +358,7 @@ def rest(keys, seconds=REST):
             device = Device(interrupt=parse_mode(key)["rest_rate"] == INTERRUPT)
             devices.append(device)
             runs[key] = Served(key, device)
-        noise = Noise(devices)
+        noise = Noise(devices, sway=sway)
         for run in runs.values():
             run.client.claim()
         time.sleep(WARM_UP)
@@ -618,10 +635,15 @@ def measure():
             json.dump(m, handle, default=str)
 
     part("rest", f"every mode at rest, claimed, {REST} s", rest,
-         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", DEFAULT, "socket"), peer])
+         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", DEFAULT, "socket"),
+                                                          mode_key("orientd", HELD_OFF, "socket"), peer])
+    part("hand", f"at rest in a hand, claimed, {REST // 2} s", rest,
+         [mode_key("orientd", DEFAULT), mode_key("orientd", DEFAULT, "socket"), mode_key("orientd", HELD_OFF, "socket"), peer],
+         REST // 2, True)
     step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), mode_key("orientd", DEFAULT), peer]
     part("steps", f"step reaction, {len(step_keys)} modes side by side, {2 * STEPS} steps each", steps, step_keys)
-    corpus_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), peer]
+    corpus_keys = ([mode_key("orientd", rate, "socket") for rate in RATES]
+                   + [mode_key("orientd", HELD_OFF, "socket"), mode_key("orientd", INTERRUPT, "socket"), peer])
     part("corpus", f"the public corpus in real time, {len(corpus_keys)} modes side by side, trace after trace, {ROUNDS} rounds",
          corpus, corpus_keys, None, ROUNDS)
     fixed = mode_key("orientd", 0, "socket")
@@ -650,11 +672,15 @@ def short(key):
     m = parse_mode(key)
     if m["server"] == "iio-sensor-proxy":
         return "iio-sensor-proxy"
+    if m["rest_rate"] == HELD_OFF:
+        return f"{DEFAULT} Hz held or lying"
     return "fixed" if m["rest_rate"] == 0 else "interrupt" if m["rest_rate"] == INTERRUPT else f"{m['rest_rate']} Hz"
 
 
 def section(m):
     resting, stepped, played, checked = m["rest"], m["steps"], m["corpus"], m["control"]
+    hand = m.get("hand")
+    before_38 = mode_key("orientd", HELD_OFF, "socket")
     peer = "iio-sensor-proxy"
     adaptive, fixed = mode_key("orientd", DEFAULT), mode_key("orientd", 0)
     adaptive_socket, fixed_socket = mode_key("orientd", DEFAULT, "socket"), mode_key("orientd", 0, "socket")
@@ -662,7 +688,8 @@ def section(m):
     t = m["timings"]
     lines = ["<!-- power-benchmark:begin -->", "",
              f"Measured {m['date']} on {m['machine']}; iio-sensor-proxy {m['peer_version']} (Debian), orientd release build of "
-             f"{m['commit']}. This section took {m['seconds']:.0f} s (rest {t['rest']:.0f} s, steps {t['steps']:.0f} s, "
+             f"{m['commit']}. This section took {m['seconds']:.0f} s (rest {t['rest']:.0f} s, "
+             + (f"in a hand {t['hand']:.0f} s, " if hand else "") + f"steps {t['steps']:.0f} s, "
              f"corpus {t['corpus']:.0f} s, control {t['control']:.0f} s); the machine's cores were busy "
              + ", ".join(f"{100 * share:.0f} %" for share in m["busy"].values()) + " of the time in these parts (everything on "
              "it, this benchmark's own processes included).", "",
@@ -673,8 +700,10 @@ def section(m):
              "its own rate (orientd `--acquisition poll --rate 25`, iio-sensor-proxy every 700 ms), with the udev properties "
              "`IIO_SENSOR_PROXY_TYPE` (iio-sensor-proxy's rule would set it; umockdev runs no rules) and `ACCEL_MOUNT_MATRIX` "
              "(for both daemons; in §3 the trace's). The modes: orientd with adaptive pacing at rest rates "
-             + ", ".join(f"{r} Hz" for r in RATES if r) + f" (`--rest-rate N`, default {DEFAULT}) and at its fixed rate (`--rest-rate 0`, "
-             "the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
+             + ", ".join(f"{r} Hz" for r in RATES if r) + f" (`--rest-rate N`, default {DEFAULT}), each read at {HELD} Hz "
+             "instead while the device rests held in a hand (`--held-rate`, default 4, issue 38; docs/detection.md §16), at "
+             f"{DEFAULT} Hz for every rest, held or lying (`--held-rate 0`, the behaviour before issue 38), and at its fixed rate "
+             "(`--rest-rate 0`, the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
              "umockdev answers `IIO_GET_EVENT_FD_IOCTL` on the node with a pipe, and the benchmark writes an event into it when an "
              f"axis departs by more than {INTERRUPT_THRESHOLD} counts ({INTERRUPT_THRESHOLD / 1000:.2f} g) from a reference that "
              f"follows the readings by {INTERRUPT_FOLLOW:.0%} per write, as mma8452's transient detection high-pass filters them); "
@@ -726,6 +755,22 @@ def section(m):
               f"{mark(rs['wakeups'] <= 2)} ({rs['wakeups']:.2f}/s); on a sensor with a motion interrupt (D-Bus) "
               f"{mark(resting[mode_key('orientd', INTERRUPT)]['wakeups'] <= 2)} ({resting[mode_key('orientd', INTERRUPT)]['wakeups']:.2f}/s).", ""]
 
+    # 1b. in a hand
+    if hand:
+        hp = hand[peer]
+        lines += ["### 1b. At rest in a hand, claimed", "",
+                  f"As §1 for {REST // 2} s, but the device is held: besides the noise, z swings by up to {SWAY_COUNTS} counts "
+                  f"(1° of tilt) at {SWAY_HZ} Hz, a hand's slow sway, far inside the motion margin. orientd reads a held device at "
+                  f"its held rate ({HELD} Hz): a flick can come at any moment. This is the cost of that; a person holding the device "
+                  "has its screen on.", "",
+                  "| mode | reads/s | wake-ups/s | of which voluntary | CPU per minute | wake-ups ÷ iio-sensor-proxy | rate in force |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for key, r in hand.items():
+            lines.append(f"| {label(key)} | {r['reads']:.2f} | {r['wakeups']:.2f} | {voluntary(r):.2f} | "
+                         f"{r['runtime_per_minute'] * 1000:.1f} ms | " + ("" if key == peer else ratio(r['wakeups'], hp['wakeups']))
+                         + f" | {r['rate'] if r.get('rate') is not None else '–'} |")
+        lines += [""]
+
     # 2. steps
     lines += ["### 2. Reaction to a step", "",
               f"{STEPS} steps between portrait and landscape (with the noise of §1) written into the simulated sysfs, the time "
@@ -776,7 +821,7 @@ def section(m):
               + ", ".join(f"{name} " + "/".join(str(pools[(k, 'upright')]["false_by_trace"][name]) for k in played) for name in trace_names()) + "."]
     pa = played[adaptive_socket]
     if pa.get("rests") is not None:
-        lines[-1] += (f" orientd adaptive ({DEFAULT} Hz) slowed to its rest rate {pa['rests']} times and sped up {pa['moves']} times over the "
+        lines[-1] += (f" orientd adaptive (the default) came to rest {pa['rests']} times (held or lying) and sped up {pa['moves']} times over the "
                       f"{len(trace_names())} traces × {rounds}.")
     lines += ["", f"The writer kept time: at the 99th percentile of every trace its writes were at most "
               f"{max(r['lateness'] for r in played.values()) * 1000:.1f} ms late (the worst single write "
@@ -791,13 +836,20 @@ def section(m):
         lines[-1] += (f" Two plays side by side (rounds 1 and 2) differ as much: {s(b['median_difference'])} in the median, at "
                       f"most {s(b['max_difference'])} (median/p95 {s(b['one'][0])}/{s(b['one'][1])} and {s(b['two'][0])}/{s(b['two'][1])}): "
                       "no two plays read the trace at the same phase, and a decision near a threshold can move by a few readings.")
-    for key, words in ((adaptive_socket, f"orientd adaptive ({DEFAULT} Hz)"), (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
+    for key, words in ((adaptive_socket, f"orientd adaptive, the default ({DEFAULT} Hz lying, {HELD} Hz held)"),
+                       (before_38, f"orientd at {DEFAULT} Hz held or lying (before issue 38)"),
+                       (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
                        (fixed_socket, "for comparison, the fixed rate")):
+        if key not in played:
+            continue
         o = pools[(key, "all")]
-        lines += ["", f"Targets (issue 29), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
+        lines += ["", f"Targets (issues 29 and 38), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
                   f"0 false changes — {mark(o['false'] == 0)} ({o['false']}); latency median ≤ 0.10 s — "
                   f"{mark(o['median'] is not None and o['median'] <= 0.10)} ({s(o['median'])}); p95 ≤ 0.20 s — "
-                  f"{mark(o['p95'] is not None and o['p95'] <= 0.20)} ({s(o['p95'])})."]
+                  f"{mark(o['p95'] is not None and o['p95'] <= 0.20)} ({s(o['p95'])})"]
+        if key in resting:
+            lines[-1] += f"; at rest on a table ≤ 2 wake-ups/s (§1) — {mark(resting[key]['wakeups'] <= 2)} ({resting[key]['wakeups']:.2f}/s)"
+        lines[-1] += "."
     lines += [""]
 
     # 4. trade-off

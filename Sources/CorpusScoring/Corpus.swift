@@ -63,44 +63,48 @@ public struct CorpusTrace: Sendable {
         CorpusScorer.score(events: replay(configuration: configuration).map { ($0.time, $0.to) }, labels: labels)
     }
 
-    /// Runs the pipeline over the trace as a sensor read at a ``SamplingPace`` would deliver it: the
-    /// first sample at or after each due time, the next due one interval of the pace in force later
-    /// (the trace's own rate stands for the fast one). Returns the changes and how many samples were
-    /// read, for the trade-off between rest rate and latency.
+    /// Runs the pipeline over the trace as the daemon reads a polled sensor at a ``SamplingPace``:
+    /// each read takes the sample the sensor holds at that moment (its latest), and the next read
+    /// comes one interval of the pace in force later, plus `lateness()` (a woken thread runs a
+    /// little late); the first read comes `phase` seconds after the trace's first sample. The fast
+    /// rate is the pace's (the daemon's sampling rate), not the trace's. A turn's latency then
+    /// depends on where the reads fall, so a caller draws `phase` and `lateness` at random to see
+    /// the spread. Returns the changes and how many reads were taken.
     public func replayPaced(
-        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration()
+        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration(),
+        phase: Double = 0, lateness: () -> Double = { 0 }
     )
-        -> (changes: [OrientationChange], samplesRead: Int)
+        -> (changes: [OrientationChange], reads: Int)
     {
         var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
-        var paceSettings = settings
-        paceSettings.fastRate = rateHz
-        var pace = SamplingPace(settings: paceSettings)
+        var pace = SamplingPace(settings: settings)
         var changes: [OrientationChange] = []
-        var due = -Double.infinity
-        var read = 0
-        // Half a trace period of slack: a sample due "now" is the one the sensor has ready.
-        let slack = 0.5 / rateHz
-        for sample in samples where sample.time >= due - slack {
-            read += 1
-            if let change = pipeline.process(time: sample.time, reading: sample.reading) { changes.append(change) }
-            _ = pace.observe(
-                mountMatrix.apply(sample.reading), at: sample.time, detectorSettled: pipeline.detector.isSettled)
-            due = sample.time + pace.interval
+        guard var time = samples.first.map({ $0.time + phase }), let end = samples.last?.time else { return ([], 0) }
+        var index = 0
+        var reads = 0
+        while time <= end {
+            while index + 1 < samples.count, samples[index + 1].time <= time { index += 1 }
+            let reading = samples[index].reading
+            reads += 1
+            if let change = pipeline.process(time: time, reading: reading) { changes.append(change) }
+            _ = pace.observe(mountMatrix.apply(reading), at: time, detectorSettled: pipeline.detector.isSettled)
+            time += pace.interval + lateness()
         }
-        return (changes, read)
+        return (changes, reads)
     }
 
-    /// Replays at a pace and scores; also the share of the trace's samples that were read.
+    /// Replays at a pace and scores; also the reads per second.
     public func scorePaced(
-        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration()
+        _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration(),
+        phase: Double = 0, lateness: () -> Double = { 0 }
     )
-        -> (score: TraceScore, readFraction: Double)
+        -> (score: TraceScore, readsPerSecond: Double)
     {
-        let (changes, read) = replayPaced(settings, configuration: configuration)
+        let (changes, reads) = replayPaced(settings, configuration: configuration, phase: phase, lateness: lateness)
+        let seconds = (samples.last?.time ?? 0) - (samples.first?.time ?? 0)
         return (
             CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: labels),
-            Double(read) / Double(max(samples.count, 1))
+            Double(reads) / max(seconds, 1e-9)
         )
     }
 }

@@ -239,8 +239,10 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 row(
                     "pacing",
                     """
-                    adaptive polling: the sampling rate while the device moves, [sensor] rest-rate (default \
-                    \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) at rest
+                    adaptive polling: the sampling rate while the device moves; at rest [sensor] held-rate \
+                    (default \(SamplingFrequencyChoice.text(SamplingPace.Settings().heldRate)) Hz) while it \
+                    sways in a hand, [sensor] rest-rate (default \
+                    \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) while it lies still
                     """
                 )
             case .buffer?:

@@ -27,6 +27,7 @@ struct DaemonOptions: ParsableArguments {
     @OptionGroup var sensorOptions: SensorOptions
     @OptionGroup var detector: DetectorOptions
     @Option(name: .customLong("rest-rate"), help: SettingHelp.of("rest-rate")) var restRate: String?
+    @Option(name: .customLong("held-rate"), help: SettingHelp.of("held-rate")) var heldRate: String?
     @Option(name: .customLong("motion-margin"), help: SettingHelp.of("motion-margin")) var motionMargin: String?
 
     @Option(name: .customLong("socket"), help: SettingHelp.of("socket")) var socket: String?
@@ -97,7 +98,8 @@ struct DaemonOptions: ParsableArguments {
         // Typed apart from the sensor's options: Swift 6.2 (Debian's, which builds the arm64 package)
         // gives up type-checking the whole sum at once.
         let given: [(option: String, value: String?)] = [
-            ("rest-rate", restRate), ("motion-margin", motionMargin), ("socket", socket), ("socket-mode", socketMode),
+            ("rest-rate", restRate), ("held-rate", heldRate), ("motion-margin", motionMargin), ("socket", socket),
+            ("socket-mode", socketMode),
             ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }),
             ("max-clients", maximumClients),

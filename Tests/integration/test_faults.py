@@ -81,7 +81,7 @@ class TurnedInItsOwnPlane(FaultsCase):
             if delay > 0:
                 time.sleep(delay)
             for name, counts, tilt, path, daemon, client, claimant in setups:
-                if client.request("get")["state"]["rate"] == 1.9:
+                if client.request("get")["state"]["rate"] == 1.8:
                     rest_rates[name] += 1  # read at the rest rate just before the turn
                 self.bed.set_raw(path, *reading(orientation, counts, tilt))
             for name, counts, tilt, path, daemon, client, claimant in setups:

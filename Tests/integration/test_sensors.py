@@ -112,7 +112,7 @@ class MountMatrices(TestbedCase):
 
     def test_record_keeps_every_sample_at_the_rate_while_the_device_rests(self):
         """Adaptive pacing is the daemon's (its detector decides it): a recording of a device lying
-        still has every sample at the requested rate, where the rest pace would give 1.9 a second."""
+        still has every sample at the requested rate, where the rest pace would give 1.8 a second."""
         self.bed.add_accelerometer(0, raw=(0, -1000, 0), scale="0.00981")
         out = orientd(self.bed, "record", "--rate", "25", "--duration", "3")
         self.assertEqual(out.returncode, 0, out.stderr)

@@ -27,6 +27,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// `[sensor] rest-rate` and `motion-margin`: a polled sensor is read at the rest rate while the
     /// device rests (``SamplingPace``); a rest rate of 0 reads at the configured rate always.
     public var restRate = SamplingPace.Settings().restRate
+    /// `[sensor] held-rate`: the rest rate of a device that sways at rest (held in a hand); 0 reads
+    /// it at the rest rate too.
+    public var heldRate = SamplingPace.Settings().heldRate
     /// In g (``SamplingPace/Settings/motionMargin`` is in m/s²).
     public var motionMargin = SamplingPace.Settings().motionMargin / 9.81
 
@@ -35,7 +38,8 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// rate above it changes nothing.
     public func samplingPace() -> SamplingPace.Settings? {
         guard restRate > 0 else { return nil }
-        return SamplingPace.Settings(restRate: restRate, motionMargin: motionMargin * detector.gravity)
+        return SamplingPace.Settings(
+            restRate: restRate, heldRate: heldRate, motionMargin: motionMargin * detector.gravity)
     }
     /// Whether to serve net.hadess.SensorProxy on the system bus.
     public var dbusMode = DBusMode.auto

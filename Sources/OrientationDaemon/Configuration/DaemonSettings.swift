@@ -340,9 +340,22 @@ extension DaemonSetting {
                 }, at: \.daemon.restRate,
                 help:
                     """
-                    While the device rests, a polled sensor is read this often instead of at the rate (one with a \
-                    motion interrupt sleeps on it instead; a buffered one hands over batches this long); the \
-                    first reading that moves brings the rate back at once. 0 reads at the rate always.
+                    While the device rests lying still (held in a hand: held-rate), a polled sensor is read this \
+                    often instead of at the rate (one with a motion interrupt sleeps on it instead; a buffered one \
+                    hands over batches this long); the first reading that moves brings the rate back at once. 0 \
+                    reads at the rate always.
+                    """
+            ),
+            DaemonSetting(
+                "sensor", "held-rate", option: "held-rate", valueName: "hz",
+                .number("a number of Hz ≥ 0 (0: the rest rate)") { rate in
+                    rate >= 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
+                }, at: \.daemon.heldRate,
+                help:
+                    """
+                    The rest rate while the device is held: at rest but swaying by more than 0.006 g (a hand, a \
+                    lap), where a flick can come at any moment. After 2 s without sway the device lies still and \
+                    is read at rest-rate. 0 reads it at rest-rate too; a rate below rest-rate is rest-rate.
                     """
             ),
             DaemonSetting(

@@ -24,8 +24,9 @@ final class DetectionStage: Sendable {
     enum ReadRate: Equatable, Sendable {
         /// At the sampling rate: the device moves, or something holds it fast.
         case sampling
-        /// Polled at the rest rate.
-        case rest(hertz: Double)
+        /// Polled at a rest rate: the held one while the device sways in a hand, else the lying one
+        /// (``SamplingPace/Pace``).
+        case rest(hertz: Double, held: Bool)
         /// On the motion interrupt, with a check read every ``MotionEvents/checkInterval``.
         case motionEvents
 
@@ -33,7 +34,7 @@ final class DetectionStage: Sendable {
         var interval: Double? {
             switch self {
             case .sampling: nil
-            case .rest(let hertz): 1 / max(hertz, 1e-3)
+            case .rest(let hertz, _): 1 / max(hertz, 1e-3)
             case .motionEvents: MotionEvents.checkInterval
             }
         }
@@ -42,7 +43,7 @@ final class DetectionStage: Sendable {
         var restRate: Double? {
             switch self {
             case .sampling: nil
-            case .rest(let hertz): hertz
+            case .rest(let hertz, _): hertz
             case .motionEvents: 1 / MotionEvents.checkInterval
             }
         }
@@ -104,15 +105,19 @@ final class DetectionStage: Sendable {
                     ? nil
                     : pipeline.pace?.observe(
                         display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
-                if pace == nil, pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
-                    pace = .rest  // the interrupt failed: the device rests on polling now
+                if pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
+                    pace = pace ?? pipeline.pace?.pace  // the interrupt failed: the device rests on polling now
+                } else if pipeline.onMotionEvents, pace?.isRest == true {
+                    pace = nil  // held or lying, the interrupt serves both
                 }
                 var readRate: ReadRate?
                 if let pace, let settings = pipeline.pace?.settings {
-                    pipeline.onMotionEvents = pace == .rest && readPace?.restsOnMotionEvents == true
+                    pipeline.onMotionEvents = pace.isRest && readPace?.restsOnMotionEvents == true
                     readRate =
-                        pace == .fast
-                        ? .sampling : pipeline.onMotionEvents ? .motionEvents : .rest(hertz: settings.restRate)
+                        !pace.isRest
+                        ? .sampling
+                        : pipeline.onMotionEvents
+                            ? .motionEvents : .rest(hertz: settings.rate(pace), held: pace == .held)
                     readPace?.set(readRate?.interval)
                 }
                 return Detection(
@@ -164,7 +169,7 @@ final class DetectionStage: Sendable {
     /// While `hold` is true the sensor is read at the sampling rate whether the device rests or not:
     /// a convertible's hinge angle compares this sensor's readings with the base's, and a reading
     /// older than ``HingeDetector/Configuration/staleAfter`` makes the angle unknown, which a rest
-    /// pace of 1.9 Hz or the motion interrupt's 5 s would do between reads. Returns the new rate
+    /// pace of 1.8 Hz or the motion interrupt's 5 s would do between reads. Returns the new rate
     /// when the pace was slow and is fast now (the hub tells clients the rate in force).
     @discardableResult
     func holdFast(_ hold: Bool) -> ReadRate? {
@@ -174,7 +179,7 @@ final class DetectionStage: Sendable {
             guard hold, !wasHeld, let pace = pipeline.pace else { return false }
             pipeline.pace = SamplingPace(settings: pace.settings)
             pipeline.onMotionEvents = false
-            return pace.pace == .rest
+            return pace.pace.isRest
         }
         if hold { readPace?.set(nil) }
         return wasSlow ? .sampling : nil

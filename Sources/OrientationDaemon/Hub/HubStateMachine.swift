@@ -549,8 +549,10 @@ struct HubStateMachine {
             restart.append("socket mode and group")
         }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
-        if new.restRate != configuration.restRate || new.motionMargin != configuration.motionMargin {
-            restart.append("rest rate and motion margin")
+        if new.restRate != configuration.restRate || new.heldRate != configuration.heldRate
+            || new.motionMargin != configuration.motionMargin
+        {
+            restart.append("rest rates and motion margin")
         }
         if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath {
             restart.append("tablet-mode switch")

@@ -362,6 +362,9 @@ public final class OrientationHub: Sendable {
                 \(SamplingFrequencyChoice.text(MotionEvents.checkInterval)) s
                 """
             )
+        } else if case .rest(let hertz, held: true) = rate {
+            sensorLogger.debug(
+                "the device rests, held (it sways): read at \(SamplingFrequencyChoice.text(hertz)) Hz")
         } else {
             sensorLogger.debug(
                 restRate.map { "the device rests: read at \(SamplingFrequencyChoice.text($0)) Hz" }

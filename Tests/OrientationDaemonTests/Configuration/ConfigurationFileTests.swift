@@ -64,7 +64,8 @@ struct ConfigurationFileTests {
     static let everyKey: [String: String] = [
         "[sensor] sensor": "\"ip:tablet\"", "[sensor] mount-matrix": "\"-1, 0, 0; 0, -1, 0; 0, 0, 1\"",
         "[sensor] rate": "100",
-        "[sensor] acquisition": "\"buffer\"", "[sensor] rest-rate": "1.5", "[sensor] motion-margin": "0.2",
+        "[sensor] acquisition": "\"buffer\"", "[sensor] rest-rate": "1.5", "[sensor] held-rate": "3",
+        "[sensor] motion-margin": "0.2",
         "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
         "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"",
         "[socket] group": "\"video\"",

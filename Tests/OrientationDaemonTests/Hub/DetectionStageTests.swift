@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import OrientationCore
 import SensorCore
@@ -106,10 +107,51 @@ struct DetectionStageTests {
         #expect(stage.restsOnMotionEvents)
         readPace.restsOnMotionEvents = false
         let after = stage.observe(.sample(SensorSample(time: turn + 7, reading: Vector3(9.81, 0, 0))))
-        #expect(after.readRate == .rest(hertz: SamplingPace.Settings().restRate))
+        #expect(after.readRate == .rest(hertz: SamplingPace.Settings().restRate, held: false))
         #expect(after.change == nil)
         #expect(!stage.restsOnMotionEvents)
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
+    }
+
+    @Test(
+        """
+        a device that sways at rest (held in a hand) is polled at the held rate, and at the rest rate once it lies \
+        still; on the motion interrupt, sway changes nothing
+        """
+    )
+    func heldInAHand() {
+        // Tilted 0.4° either side of 0.4° off upright at 12.5 Hz, then still at the middle.
+        func reading(_ degrees: Double) -> Vector3 {
+            let radians = degrees * .pi / 180
+            return Vector3(0, -9.81 * cos(radians), -9.81 * sin(radians))
+        }
+        func rates(
+            _ stage: DetectionStage, from start: Double, to end: Double, step: Double, swaying: Bool
+        )
+            -> [DetectionStage.ReadRate]
+        {
+            stride(from: start, to: end, by: step).enumerated().compactMap { index, time in
+                let degrees = swaying ? (index % 2 == 0 ? 0 : 0.8) : 0.4
+                return stage.observe(.sample(SensorSample(time: time, reading: reading(degrees)))).readRate
+            }
+        }
+        let readPace = ReadPace()
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        #expect(rates(stage, from: 0, to: 1, step: 0.04, swaying: true) == [.rest(hertz: 4, held: true)])
+        #expect(readPace.interval == 0.25)
+        #expect(
+            rates(stage, from: 1, to: 4, step: 0.25, swaying: false) == [.rest(hertz: 1.8, held: false)],
+            "2 s without sway")
+        #expect(readPace.interval == 1 / 1.8)
+
+        let interrupt = ReadPace()
+        interrupt.restsOnMotionEvents = true
+        let onEvents = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: interrupt)
+        #expect(rates(onEvents, from: 0, to: 1, step: 0.04, swaying: true) == [.motionEvents])
+        #expect(rates(onEvents, from: 1, to: 4, step: 0.25, swaying: false) == [])
+        #expect(interrupt.interval == MotionEvents.checkInterval)
     }
 
     @Test(
@@ -123,7 +165,7 @@ struct DetectionStageTests {
         let stage = DetectionStage(
             configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
         let upright = Vector3(0, -9.81, 0)
-        let rest = DetectionStage.ReadRate.rest(hertz: SamplingPace.Settings().restRate)
+        let rest = DetectionStage.ReadRate.rest(hertz: SamplingPace.Settings().restRate, held: false)
         func paces(from start: Double, seconds: Double = 2) -> [DetectionStage.ReadRate] {
             stride(from: start, to: start + seconds, by: 0.04).compactMap {
                 stage.observe(.sample(SensorSample(time: $0, reading: upright))).readRate
