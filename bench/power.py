@@ -6,11 +6,12 @@ runs it after the others.
 1. Rest: every mode at once, each on a testbed (and private system bus) of its own, one client
    claiming the accelerometer, the device resting for REST seconds with sensor noise: context
    switches of every thread, reads of the attribute (inotify), CPU time.
+   1b. The same in a hand (the device sways): what the held rate costs.
 2. Step reaction: portrait <-> landscape steps written into sysfs, the time until the client has
    the change; today's pauses (0.2-0.6 s) and pauses after which the device rests.
 3. The public corpus played into sysfs in real time, the changes the client sees scored with
    Tests/Fixtures/corpus/score.py.
-4. The trade-off over rest rates (1, 1.5, 1.9, 4 Hz, fixed).
+4. The trade-off over rest rates (1.5, 1.8, 4 Hz, fixed), each with the held rate (4 Hz).
 
 Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.power steps MODE`,
 `python3 -m bench.power play TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
@@ -44,10 +45,11 @@ REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWE
 WARM_UP = 5  # seconds after the claim before the rest is measured (the device settles, the pace slows)
 NOISE_COUNTS = 2  # at rest each axis reads its value ± up to this many counts …
 NOISE_PERIOD = 0.04  # … drawn afresh this often (a 25 Hz output data rate)
-DEFAULT = 1.9  # orientd's default rest rate, lying still (SamplingPace.Settings)
+DEFAULT = 1.8  # orientd's default rest rate, lying still (SamplingPace.Settings)
 HELD = 4  # orientd's default held rate: at rest, swaying in a hand (SamplingPace.Settings)
 RATES = (1.5, DEFAULT, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
-HELD_OFF = "held0"  # the mode at DEFAULT for every rest, held or lying (`--held-rate 0`: before issue 38)
+HELD_OFF = "held0"  # the mode before issue 38: 1.9 Hz at every rest, held or lying (`--rest-rate 1.9 --held-rate 0`)
+BEFORE_38 = 1.9
 SWAY_COUNTS = 17  # in a hand (§1b) the screen tilts by up to 1° (17 counts on z) …
 SWAY_HZ = 0.3  # … back and forth at this rate, a hand's slow sway
 INTERRUPT = "irq"  # the mode whose simulated sensor has a motion interrupt (orientd rests on it)
@@ -80,7 +82,7 @@ def label(key):
     if m["rest_rate"] == INTERRUPT:
         return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
     if m["rest_rate"] == HELD_OFF:
-        return f"orientd adaptive, rest {DEFAULT} Hz held or lying (`--held-rate 0`, before issue 38), " + (
+        return f"orientd adaptive, rest {BEFORE_38} Hz held or lying (`--rest-rate {BEFORE_38} --held-rate 0`, before issue 38), " + (
             "D-Bus" if m["front"] == "dbus" else "socket")
     rate = m["rest_rate"]
     pace = "fixed 25 Hz (`--rest-rate 0`)" if rate == 0 else f"adaptive, rest {rate} Hz lying, {max(HELD, rate)} Hz held"
@@ -92,7 +94,7 @@ def label(key):
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
             "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25",
-            "--rest-rate", str(DEFAULT if rest_rate in (INTERRUPT, HELD_OFF) else rest_rate)] + (
+            "--rest-rate", str(DEFAULT if rest_rate == INTERRUPT else BEFORE_38 if rest_rate == HELD_OFF else rest_rate)] + (
                 ["--held-rate", "0"] if rest_rate == HELD_OFF else [])
 
 
@@ -673,7 +675,7 @@ def short(key):
     if m["server"] == "iio-sensor-proxy":
         return "iio-sensor-proxy"
     if m["rest_rate"] == HELD_OFF:
-        return f"{DEFAULT} Hz held or lying"
+        return f"{BEFORE_38} Hz held or lying"
     return "fixed" if m["rest_rate"] == 0 else "interrupt" if m["rest_rate"] == INTERRUPT else f"{m['rest_rate']} Hz"
 
 
@@ -702,7 +704,7 @@ def section(m):
              "(for both daemons; in §3 the trace's). The modes: orientd with adaptive pacing at rest rates "
              + ", ".join(f"{r} Hz" for r in RATES if r) + f" (`--rest-rate N`, default {DEFAULT}), each read at {HELD} Hz "
              "instead while the device rests held in a hand (`--held-rate`, default 4, issue 38; docs/detection.md §16), at "
-             f"{DEFAULT} Hz for every rest, held or lying (`--held-rate 0`, the behaviour before issue 38), and at its fixed rate "
+             f"{BEFORE_38} Hz for every rest, held or lying (`--rest-rate {BEFORE_38} --held-rate 0`, the behaviour before issue 38), and at its fixed rate "
              "(`--rest-rate 0`, the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
              "umockdev answers `IIO_GET_EVENT_FD_IOCTL` on the node with a pipe, and the benchmark writes an event into it when an "
              f"axis departs by more than {INTERRUPT_THRESHOLD} counts ({INTERRUPT_THRESHOLD / 1000:.2f} g) from a reference that "
@@ -837,7 +839,7 @@ def section(m):
                       f"most {s(b['max_difference'])} (median/p95 {s(b['one'][0])}/{s(b['one'][1])} and {s(b['two'][0])}/{s(b['two'][1])}): "
                       "no two plays read the trace at the same phase, and a decision near a threshold can move by a few readings.")
     for key, words in ((adaptive_socket, f"orientd adaptive, the default ({DEFAULT} Hz lying, {HELD} Hz held)"),
-                       (before_38, f"orientd at {DEFAULT} Hz held or lying (before issue 38)"),
+                       (before_38, f"orientd at {BEFORE_38} Hz held or lying (before issue 38)"),
                        (mode_key("orientd", INTERRUPT, "socket"), "orientd on a motion interrupt"),
                        (fixed_socket, "for comparison, the fixed rate")):
         if key not in played:
