@@ -19,6 +19,7 @@ from bench.common import (
 from bench.peer import SERVERS
 from sensorproxy import PrivateSystemBus  # noqa: E402 (bench.common put Tests/integration on the path)
 from testbed import Testbed  # noqa: E402
+from gi.repository import GLib  # noqa: E402 (testbed and sensorproxy choose the versions)
 
 DAEMONS = ("orientd", "iio-sensor-proxy")
 STEPS = 40  # per kind and daemon
