@@ -117,10 +117,11 @@ public struct SamplingPace: Sendable {
         let moved = reference.map { (reading - $0).magnitude > settings.motionMargin } ?? true
         if pace.isRest {
             if moved { return restart(at: time, with: reading) }
-            let sways = reference.map { (reading - $0).magnitude > settings.swayMargin } ?? false
-            if sways { swayedAt = time }
-            let next: Pace = sways || time - swayedAt < settings.stillTime ? pace : .lying
-            return settle(sways ? .held : next)
+            if reference.map({ (reading - $0).magnitude > settings.swayMargin }) == true {
+                swayedAt = time
+                return settle(.held)
+            }
+            return time - swayedAt >= settings.stillTime ? settle(.lying) : nil
         }
         if moved {
             _ = restart(at: time, with: reading)
