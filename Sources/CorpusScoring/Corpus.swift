@@ -124,6 +124,8 @@ public struct ScoreRow: Sendable {
     public var latencyP95: Double?
     public var startup: Double?
     public var falseChanges: Int
+    /// Changes undone within a second while the labels stayed the same (``TakenBack``).
+    public var takenBack: Int
     public var errorPercent: Double
 
     public init(scenario: String, score: TraceScore) {
@@ -134,6 +136,7 @@ public struct ScoreRow: Sendable {
         latencyP95 = Statistics.percentile(score.latencies, 95)
         startup = score.startupLatency
         falseChanges = score.falseChanges.count
+        takenBack = score.takenBack.count
         errorPercent = score.errorPercent
     }
 
@@ -148,11 +151,12 @@ public struct ScoreRow: Sendable {
         latencyP95 = Statistics.percentile(pooled, 95)
         startup = Statistics.median(scores.compactMap(\.startupLatency))
         falseChanges = scores.map(\.falseChanges.count).reduce(0, +)
+        takenBack = scores.map(\.takenBack.count).reduce(0, +)
         let settled = scores.map(\.settledSeconds).reduce(0, +)
         errorPercent = settled > 0 ? 100 * scores.map(\.wrongSeconds).reduce(0, +) / settled : 0
     }
 
-    public static let header = "scenario                 trans missed  lat_med  lat_p95  startup false   err%"
+    public static let header = "scenario                 trans missed  lat_med  lat_p95  startup false back   err%"
 
     /// The row in score.py's layout.
     public var formatted: String {
@@ -160,7 +164,7 @@ public struct ScoreRow: Sendable {
         return scenario.padding(toLength: 24, withPad: " ", startingAt: 0)
             + " " + pad(String(transitions), 5) + " " + pad(String(missed), 6)
             + " " + pad(seconds(latencyMedian), 8) + " " + pad(seconds(latencyP95), 8) + " " + pad(seconds(startup), 8)
-            + " " + pad(String(falseChanges), 5) + " " + pad(String(format: "%.2f", errorPercent), 6)
+            + " " + pad(String(falseChanges), 5) + " " + pad(String(takenBack), 4) + " " + pad(String(format: "%.2f", errorPercent), 6)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -57,10 +57,21 @@ public struct FalseChange: Sendable, Hashable {
     public var reason: String
 }
 
+/// A change undone within ``CorpusScorer/takenBackWithin`` while the labelled expectation stayed the
+/// same: the screen turned and turned back, the one mistake a user always sees.
+public struct TakenBack: Sendable, Hashable {
+    public var time: Double
+    public var to: DeviceOrientation
+    /// When the state returned to where the change left.
+    public var back: Double
+    public var expected: DeviceOrientation
+}
+
 /// The metrics of `Tests/Fixtures/corpus/score.py` for one trace, computed the same way.
 public struct TraceScore: Sendable {
     public var transitions: [ScoredTransition]
     public var falseChanges: [FalseChange]
+    public var takenBack: [TakenBack]
     public var settledSeconds: Double
     public var wrongSeconds: Double
     public var changesWhileFlat: Int
@@ -82,6 +93,8 @@ public struct TraceScore: Sendable {
 public enum CorpusScorer {
     static let flat: Set<DeviceOrientation> = [.faceUp, .faceDown]
     static let upright: [DeviceOrientation] = [.portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
+    /// Seconds: a change undone this soon, the labels unchanged meanwhile, was taken back.
+    public static let takenBackWithin = 1.0
 
     /// Scores `events` (time, orientation; any order, repeats allowed) against `labels`.
     ///
@@ -113,7 +126,8 @@ public enum CorpusScorer {
         var flatChanges = 0
         guard let first = labels.first, let last = labels.last else {
             return TraceScore(
-                transitions: [], falseChanges: [], settledSeconds: 0, wrongSeconds: 0, changesWhileFlat: 0,
+                transitions: [], falseChanges: [], takenBack: [], settledSeconds: 0, wrongSeconds: 0,
+                changesWhileFlat: 0,
                 changeCount: changes.count)
         }
         for change in changes {
@@ -129,6 +143,25 @@ public enum CorpusScorer {
                     FalseChange(
                         time: change.time, to: change.new, expected: interval.expected, reason: "left settled expected")
                 )
+            }
+        }
+
+        // Changes to or from unknown (silence, the start) are not orientations shown.
+        var takenBack: [TakenBack] = []
+        for (index, change) in changes.enumerated()
+        where change.old != .unknown && change.new != .unknown && change.time >= first.start
+            && change.time < last.end
+        {
+            guard
+                let back = changes[(index + 1)...].first(where: {
+                    $0.time - change.time <= takenBackWithin && $0.new == change.old
+                })?.time,
+                back - change.time <= takenBackWithin
+            else { continue }
+            let span = labels[(upperBound(starts, change.time) - 1)...(upperBound(starts, back) - 1)]
+            if Set(span.map(\.expected)).count == 1 {
+                takenBack.append(
+                    TakenBack(time: change.time, to: change.new, back: back, expected: span.first!.expected))
             }
         }
 
@@ -159,7 +192,7 @@ public enum CorpusScorer {
             previousEnd = end
         }
         return TraceScore(
-            transitions: transitions, falseChanges: falseChanges, settledSeconds: settledSeconds,
+            transitions: transitions, falseChanges: falseChanges, takenBack: takenBack, settledSeconds: settledSeconds,
             wrongSeconds: wrongSeconds, changesWhileFlat: flatChanges, changeCount: changes.count)
     }
 

@@ -176,15 +176,18 @@ struct DetectorBenchmark {
         )
         section.append("")
         section.append(
-            "| scenario | transitions | missed | latency median | latency p95 | startup | false changes | error time |")
-        section.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+            """
+            | scenario | transitions | missed | latency median | latency p95 | startup | false changes | taken back \
+            | error time |
+            """)
+        section.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f s", $0) } ?? "–" }
         for row in rows {
             let name = row.scenario == "OVERALL" ? "**overall**" : "`\(row.scenario)`"
             section.append(
                 """
                 | \(name) | \(row.transitions) | \(row.missed) | \(seconds(row.latencyMedian)) | \
-                \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \
+                \(seconds(row.latencyP95)) | \(seconds(row.startup)) | \(row.falseChanges) | \(row.takenBack) | \
                 \(String(format: "%.2f %%", row.errorPercent)) |
                 """
             )

@@ -31,6 +31,7 @@ enum ReferenceScorer {
         let lat_p95: Double?
         let startup: Double?
         let false_changes: Int
+        let taken_back: Int
         let error_pct: Double
         // swiftlint:enable identifier_name
     }

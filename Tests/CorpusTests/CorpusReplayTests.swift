@@ -141,6 +141,7 @@ struct ScorerAgreementTests {
         #expect(mine.transitions == theirs.transitions, "\(mine.scenario) transitions")
         #expect(mine.missed == theirs.missed, "\(mine.scenario) missed")
         #expect(mine.falseChanges == theirs.false_changes, "\(mine.scenario) false changes")
+        #expect(mine.takenBack == theirs.taken_back, "\(mine.scenario) taken back")
         #expect(
             close(mine.latencyMedian, theirs.lat_median),
             """
@@ -206,6 +207,10 @@ struct ScorerAgreementTests {
             CorpusScorer.score(events: events[$0.name]!.map { ($0.time, $0.to) }, labels: $0.labels).falseChanges.count
         }.reduce(0, +)
         #expect(falseTotal > 0, "the flapping configuration should produce false changes")
+        let takenBackTotal = CorpusFixtures.traces.map {
+            CorpusScorer.score(events: events[$0.name]!.map { ($0.time, $0.to) }, labels: $0.labels).takenBack.count
+        }.reduce(0, +)
+        #expect(takenBackTotal > 0, "the flapping configuration should take changes back")
         try Self.expectAgreement(events)
         try Self.expectAgreement(events, uprightOnly: true)
     }
