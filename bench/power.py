@@ -15,7 +15,11 @@ runs it after the others.
 
 Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.power steps MODE`,
 `python3 -m bench.power play TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
-interpreter. Run under umockdev-wrapper, as every section is."""
+interpreter. Run under umockdev-wrapper, as every section is.
+
+`python3 -m bench.power realtime` plays only §3 for the default mode (socket), POWER_ROUNDS times, and
+prints its pooled score as one JSON line (taken back included); with ORIENTD set to another build it
+measures that build on the same traces (issue 48's before and after)."""
 import json
 import math
 import os
@@ -527,12 +531,13 @@ def pooled(scores):
     latencies = [latency for sc in scores for trace in sc["transitions"].values() for _, latency in trace if latency is not None]
     startups = [row["startup"] for row in rows if row["startup"] is not None]
     return dict(transitions=sum(row["transitions"] for row in rows), missed=sum(row["missed"] for row in rows),
-                false=sum(row["false_changes"] for row in rows),
+                false=sum(row["false_changes"] for row in rows), taken_back=sum(row["taken_back"] for row in rows),
                 median=percentile(latencies, 50) if latencies else None, p95=percentile(latencies, 95) if latencies else None,
                 startup=percentile(startups, 50) if startups else None,
                 error=statistics.mean(sc["rows"]["OVERALL"]["error_pct"] for sc in scores),
                 p95_by_round=[sc["rows"]["OVERALL"]["lat_p95"] for sc in scores],
-                false_by_trace={name: sum(sc["rows"][name]["false_changes"] for sc in scores) for name in scores[0]["rows"] if name != "OVERALL"})
+                false_by_trace={name: sum(sc["rows"][name]["false_changes"] for sc in scores) for name in scores[0]["rows"] if name != "OVERALL"},
+                back_by_trace={name: sum(sc["rows"][name]["taken_back"] for sc in scores) for name in scores[0]["rows"] if name != "OVERALL"})
 
 
 def corpus(keys, names=None, rounds=1, together=True):
@@ -807,9 +812,10 @@ def section(m):
               "orientd's socket client has all seven device orientations (scored both ways); iio-sensor-proxy has no face "
               "states and is scored with `--iio` (the upright-only rules). The modes of one trace play at once, each in a "
               f"process of its own, trace after trace; the whole corpus {rounds} times (rounds), pooled: transitions, missed "
-              "and false changes are summed over the rounds, median and p95 taken over every round's transitions.", "",
-              "| mode | rules | transitions | missed | false changes | latency median | latency p95 | p95 by round | startup | error time | reads/s while playing |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "and false changes are summed over the rounds, median and p95 taken over every round's transitions. Taken back: a "
+              "change undone within 1 s while the labels stayed the same (the screen turns and turns back; issue 48).", "",
+              "| mode | rules | transitions | missed | false changes | taken back | latency median | latency p95 | p95 by round | startup | error time | reads/s while playing |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     pools = {}
     for key, r in played.items():
         for rules in ("all", "upright"):
@@ -817,10 +823,14 @@ def section(m):
                 continue
             o = pools[(key, rules)] = pooled(r[rules])
             lines.append(f"| {label(key)} | {'seven states' if rules == 'all' else 'upright only'} | {o['transitions']} | {o['missed']} | "
-                         f"{o['false']} | {s(o['median'])} | {s(o['p95'])} | " + " / ".join(f"{p:.3f}" if p is not None else "–" for p in o["p95_by_round"])
+                         f"{o['false']} | {o['taken_back']} | {s(o['median'])} | {s(o['p95'])} | " + " / ".join(f"{p:.3f}" if p is not None else "–" for p in o["p95_by_round"])
                          + f" | {s(o['startup'])} | {o['error']:.2f} % | {r['reads']:.1f} |")
     lines += ["", "Per trace, false changes over the rounds (upright-only rules; " + " / ".join(short(k) for k in played) + "): "
               + ", ".join(f"{name} " + "/".join(str(pools[(k, 'upright')]["false_by_trace"][name]) for k in played) for name in trace_names()) + "."]
+    backs = {name: [pools[(k, "all")]["back_by_trace"][name] for k in played if (k, "all") in pools] for name in trace_names()}
+    flapped = [f"{name} " + "/".join(map(str, counts)) for name, counts in backs.items() if any(counts)]
+    lines += ["", "Changes taken back over the rounds (seven states; " + " / ".join(short(k) for k in played if (k, "all") in pools)
+              + "): " + (", ".join(flapped) if flapped else "none in any mode") + "."]
     pa = played[adaptive_socket]
     if pa.get("rests") is not None:
         lines[-1] += (f" orientd adaptive (the default) came to rest {pa['rests']} times (held or lying) and sped up {pa['moves']} times over the "
@@ -845,8 +855,9 @@ def section(m):
         if key not in played:
             continue
         o = pools[(key, "all")]
-        lines += ["", f"Targets (issues 29 and 38), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
-                  f"0 false changes — {mark(o['false'] == 0)} ({o['false']}); latency median ≤ 0.10 s — "
+        lines += ["", f"Targets (issues 29, 38 and 48), {words}, seven states: 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); "
+                  f"0 false changes — {mark(o['false'] == 0)} ({o['false']}); 0 taken back — {mark(o['taken_back'] == 0)} "
+                  f"({o['taken_back']}); latency median ≤ 0.10 s — "
                   f"{mark(o['median'] is not None and o['median'] <= 0.10)} ({s(o['median'])}); p95 ≤ 0.20 s — "
                   f"{mark(o['p95'] is not None and o['p95'] <= 0.20)} ({s(o['p95'])})"]
         if key in resting:
@@ -885,6 +896,13 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["steps"]:
 elif __name__ == "__main__" and sys.argv[1:2] == ["rest"]:
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else REST
     print(json.dumps(rest([mode_key("orientd", r) for r in RATES] + [mode_key("orientd", DEFAULT, "socket"), "iio-sensor-proxy"], seconds), indent=1, default=str))
+elif __name__ == "__main__" and sys.argv[1:2] == ["realtime"]:
+    # The corpus in real time for the default mode alone (socket), POWER_ROUNDS times: the pooled score
+    # with changes taken back. ORIENTD picks the binary, so two builds can be compared side by side.
+    result = corpus([mode_key("orientd", DEFAULT, "socket")], None, ROUNDS)[mode_key("orientd", DEFAULT, "socket")]
+    summary = {k: v for k, v in pooled(result["all"]).items()}
+    summary.update(reads=result["reads"], lateness=result["lateness"], orientd=ORIENTD)
+    print(json.dumps(summary, default=str))
 elif __name__ == "__main__" and sys.argv[1:2] == ["section"]:
     power_section()
 elif __name__ == "__main__" and sys.argv[1:2] == ["rewrite"]:

@@ -63,44 +63,35 @@ public struct CorpusTrace: Sendable {
         CorpusScorer.score(events: replay(configuration: configuration).map { ($0.time, $0.to) }, labels: labels)
     }
 
-    /// Runs the pipeline over the trace as the daemon reads a polled sensor at a ``SamplingPace``:
-    /// each read takes the sample the sensor holds at that moment (its latest), and the next read
-    /// comes one interval of the pace in force later, plus `lateness()` (a woken thread runs a
-    /// little late); the first read comes `phase` seconds after the trace's first sample. The fast
-    /// rate is the pace's (the daemon's sampling rate), not the trace's. A turn's latency then
-    /// depends on where the reads fall, so a caller draws `phase` and `lateness` at random to see
-    /// the spread. Returns the changes and how many reads were taken.
+    /// Runs the pipeline over the trace as the daemon reads a polled sensor at a ``SamplingPace``
+    /// (``PacedReplay``, the code `orientd replay --pace` runs): each read takes the sample the
+    /// sensor holds at that moment, the next read comes one interval of the pace in force later. The
+    /// fast rate is the pace's (the daemon's sampling rate), not the trace's. A turn's latency then
+    /// depends on where the reads fall, so a caller draws `timing` at random to see the spread.
+    /// Returns the changes and how many reads were taken.
     public func replayPaced(
         _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration(),
-        phase: Double = 0, lateness: () -> Double = { 0 }
+        timing: PacedReplay.Timing = PacedReplay.Timing()
     )
         -> (changes: [OrientationChange], reads: Int)
     {
-        var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
-        var pace = SamplingPace(settings: settings)
-        var changes: [OrientationChange] = []
-        guard var time = samples.first.map({ $0.time + phase }), let end = samples.last?.time else { return ([], 0) }
-        var index = 0
-        var reads = 0
-        while time <= end {
-            while index + 1 < samples.count, samples[index + 1].time <= time { index += 1 }
-            let reading = samples[index].reading
-            reads += 1
-            if let change = pipeline.process(time: time, reading: reading) { changes.append(change) }
-            _ = pace.observe(mountMatrix.apply(reading), at: time, detectorSettled: pipeline.detector.isSettled)
-            time += pace.interval + lateness()
-        }
-        return (changes, reads)
+        var replay = PacedReplay(
+            pipeline: OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration), pace: settings,
+            timing: timing)
+        var reads: [PacedReplay.Read] = []
+        for sample in samples { reads += replay.offer(time: sample.time, reading: sample.reading) }
+        if let end = samples.last?.time { reads += replay.finish(at: end) }
+        return (reads.compactMap(\.change), replay.reads)
     }
 
     /// Replays at a pace and scores; also the reads per second.
     public func scorePaced(
         _ settings: SamplingPace.Settings, configuration: DetectorConfiguration = DetectorConfiguration(),
-        phase: Double = 0, lateness: () -> Double = { 0 }
+        timing: PacedReplay.Timing = PacedReplay.Timing()
     )
         -> (score: TraceScore, readsPerSecond: Double)
     {
-        let (changes, reads) = replayPaced(settings, configuration: configuration, phase: phase, lateness: lateness)
+        let (changes, reads) = replayPaced(settings, configuration: configuration, timing: timing)
         let seconds = (samples.last?.time ?? 0) - (samples.first?.time ?? 0)
         return (
             CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: labels),
@@ -164,10 +155,78 @@ public struct ScoreRow: Sendable {
         return scenario.padding(toLength: 24, withPad: " ", startingAt: 0)
             + " " + pad(String(transitions), 5) + " " + pad(String(missed), 6)
             + " " + pad(seconds(latencyMedian), 8) + " " + pad(seconds(latencyP95), 8) + " " + pad(seconds(startup), 8)
-            + " " + pad(String(falseChanges), 5) + " " + pad(String(takenBack), 4) + " " + pad(String(format: "%.2f", errorPercent), 6)
+            + " " + pad(String(falseChanges), 5) + " " + pad(String(takenBack), 4) + " "
+            + pad(String(format: "%.2f", errorPercent), 6)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
+
+/// The corpus read at a ``SamplingPace`` in many realisations of the read timing (``PacedReplay``,
+/// as `orientd replay --pace … --seed N` reads one trace): the corpus tests and `make bench` judge
+/// the paced shortcuts on these.
+public struct PacedCorpusScore: Sendable {
+    /// Per realisation (seed 0, 1, …): the pooled score over every trace.
+    public var realisations: [ScoreRow]
+    /// Per realisation: reads per second, averaged over the traces.
+    public var readsPerSecond: [Double]
+    /// Per trace: false changes and changes taken back, summed over the realisations.
+    public var byTrace: [(name: String, falseChanges: Int, takenBack: Int)]
+
+    /// Reads every trace at `settings` in realisations `0..<realisations`.
+    public init(
+        traces: [CorpusTrace], settings: SamplingPace.Settings, realisations: Int,
+        configuration: DetectorConfiguration = DetectorConfiguration()
+    ) {
+        var byTrace = traces.map { (name: $0.name, falseChanges: 0, takenBack: 0) }
+        self.realisations = []
+        readsPerSecond = []
+        for seed in 0..<realisations {
+            var reads = 0.0
+            var scores: [TraceScore] = []
+            for (index, trace) in traces.enumerated() {
+                let timing = PacedReplay.Timing.random(seed: UInt64(seed), fastRate: settings.fastRate)
+                let (score, perSecond) = trace.scorePaced(settings, configuration: configuration, timing: timing)
+                reads += perSecond
+                scores.append(score)
+                byTrace[index].falseChanges += score.falseChanges.count
+                byTrace[index].takenBack += score.takenBack.count
+            }
+            self.realisations.append(ScoreRow(overall: scores))
+            readsPerSecond.append(reads / Double(max(traces.count, 1)))
+        }
+        self.byTrace = byTrace
+    }
+
+    public var missed: Int { realisations.map(\.missed).reduce(0, +) }
+    public var falseChanges: Int { realisations.map(\.falseChanges).reduce(0, +) }
+    public var takenBack: Int { realisations.map(\.takenBack).reduce(0, +) }
+    /// The slowest realisation's median and p95.
+    public var worstMedian: Double? { realisations.compactMap(\.latencyMedian).max() }
+    public var worstP95: Double? { realisations.compactMap(\.latencyP95).max() }
+    /// The median over the realisations of each one's start-up (itself a median over the traces).
+    public var startup: Double? { Statistics.median(realisations.compactMap(\.startup)) }
+
+    /// A few lines for a terminal or a code block: the totals, the slowest realisation, and the
+    /// traces with false changes or changes taken back.
+    public var summary: String {
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f s", $0) } ?? "–" }
+        let reads = readsPerSecond.reduce(0, +) / Double(max(readsPerSecond.count, 1))
+        var lines = [
+            """
+            \(realisations.count) realisations: missed \(missed), false \(falseChanges), taken back \(takenBack); \
+            median at most \(seconds(worstMedian)), p95 at most \(seconds(worstP95)), start-up \(seconds(startup)); \
+            \(String(format: "%.1f", reads)) reads/s
+            """
+        ]
+        let wrong = byTrace.filter { $0.falseChanges > 0 || $0.takenBack > 0 }
+        lines.append(
+            wrong.isEmpty
+                ? "no trace had a false change or a change taken back"
+                : "false / taken back over the realisations: "
+                    + wrong.map { "\($0.name) \($0.falseChanges)/\($0.takenBack)" }.joined(separator: ", "))
+        return lines.joined(separator: "\n")
     }
 }

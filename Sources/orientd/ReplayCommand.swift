@@ -27,6 +27,15 @@ struct ReplayCommand: AsyncParsableCommand {
 
             By default the trace runs as fast as possible; --speed 1 replays it in real time.
 
+            By default every sample of the trace reaches the detector. --pace reads the trace as the daemon \
+            reads a polled sensor instead (docs/detection.md §16): the sensor holds its latest sample, and \
+            it is read at --rate while the device moves and at --held-rate (held in a hand) or --rest-rate \
+            (lying still) at rest; "fixed" reads at --rate always (the daemon's --rest-rate 0). A read takes \
+            whichever sample the sensor holds then, so a paced decision is reproduced offline. With --pace \
+            default each change of pace is printed too: {"t": …, "pace": "fast"|"held"|"lying"}. --phase S \
+            puts the first read S seconds after the first sample (default 0); --seed N draws the phase and \
+            up to 2 ms of lateness per read as the corpus tests' realisation N does (Tests/CorpusTests).
+
             Exit status: 0 on success, 64 for bad options, 65 for a malformed trace (file and line are \
             named), 66 when the trace cannot be opened.
 
@@ -52,10 +61,77 @@ struct ReplayCommand: AsyncParsableCommand {
             "Replay speed: 1 is real time, 2 twice as fast; 0 (default) is as fast as possible.", valueName: "factor"))
     var speed: Double = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Read the trace as the daemon polls a sensor: default (adaptive) or fixed (at --rate always).",
+            valueName: "default|fixed"))
+    var pace: ReplayPaceMode?
+
+    @Option(help: ArgumentHelp("With --pace: the sampling rate while the device moves (default 25).", valueName: "hz"))
+    var rate: Double?
+
+    @Option(
+        name: .customLong("rest-rate"),
+        help: ArgumentHelp("With --pace default: the rate lying still at rest (default 1.8).", valueName: "hz"))
+    var restRate: Double?
+
+    @Option(
+        name: .customLong("held-rate"),
+        help: ArgumentHelp(
+            "With --pace default: the rate at rest in a hand (default 4; 0: the rest rate).", valueName: "hz"))
+    var heldRate: Double?
+
+    @Option(help: ArgumentHelp("With --pace: seconds from the first sample to the first read.", valueName: "seconds"))
+    var phase: Double?
+
+    @Option(help: ArgumentHelp("With --pace: the read timing of the corpus tests' realisation N.", valueName: "n"))
+    var seed: UInt64?
+
     @OptionGroup var detector: DetectorOptions
+
+    /// The pace's settings, nil without --pace.
+    var paceSettings: SamplingPace.Settings? {
+        guard let pace else { return nil }
+        let defaults = SamplingPace.Settings()
+        let fast = rate ?? defaults.fastRate
+        switch pace {
+        case .fixed: return SamplingPace.Settings(fastRate: fast, restRate: fast, heldRate: fast)
+        case .default:
+            return SamplingPace.Settings(
+                fastRate: fast, restRate: restRate ?? defaults.restRate, heldRate: heldRate ?? defaults.heldRate)
+        }
+    }
+
+    /// Where the reads fall, with --pace.
+    var paceTiming: PacedReplay.Timing {
+        if let seed { return .random(seed: seed, fastRate: paceSettings?.fastRate ?? SamplingPace.Settings().fastRate) }
+        return PacedReplay.Timing(phase: phase ?? 0)
+    }
 
     func validate() throws {
         guard speed.isFinite, speed >= 0 else { throw ValidationError("--speed must be a number ≥ 0, got \(speed)") }
+        let pacedOptions: [(String, Bool)] = [
+            ("--rate", rate != nil), ("--rest-rate", restRate != nil), ("--held-rate", heldRate != nil),
+            ("--phase", phase != nil), ("--seed", seed != nil),
+        ]
+        if pace == nil, let option = pacedOptions.first(where: \.1)?.0 {
+            throw ValidationError("\(option) applies to a paced replay only: add --pace default or --pace fixed")
+        }
+        if pace == .fixed, restRate != nil || heldRate != nil {
+            throw ValidationError("--rest-rate and --held-rate apply to --pace default (fixed reads at --rate always)")
+        }
+        if phase != nil, seed != nil { throw ValidationError("--phase and --seed both set where the first read falls") }
+        for (name, value) in [("--rate", rate), ("--rest-rate", restRate)] {
+            if let value, !(value.isFinite && value > 0) {
+                throw ValidationError("\(name) must be a number > 0, got \(value)")
+            }
+        }
+        if let phase, let period = paceSettings.map({ 1 / $0.fastRate }), !(phase >= 0 && phase < period) {
+            throw ValidationError("--phase must be ≥ 0 and below one sampling period (\(period) s), got \(phase)")
+        }
+        if let heldRate, !(heldRate.isFinite && heldRate >= 0) {
+            throw ValidationError("--held-rate must be a number ≥ 0, got \(heldRate)")
+        }
         if let mountMatrixText {
             do {
                 _ = try MountMatrix(parsing: mountMatrixText)
@@ -77,6 +153,8 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ExitCode(66)
         }
         let pacer = speed > 0 ? ReplayPacer(speed: speed) : nil
+        var paced = paceSettings.map { PacedReplay(pipeline: pipeline, pace: $0, timing: paceTiming) }
+        var lastTime: Double?
         // Created by the first line that names a location: a convertible's two-sensor trace.
         var hinge: HingeDetector?
         var lineNumber = 0
@@ -95,6 +173,14 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw ExitCode(65)
             }
             guard let (time, location, reading) = parsed else { continue }
+            if paced != nil, location == .base {
+                printError(
+                    """
+                    orientd replay: \(input.displayName):\(lineNumber): --pace replays a one-sensor trace (t,x,y,z), \
+                    and this line is a convertible's base reading
+                    """)
+                throw ExitCode(64)
+            }
             await pacer?.wait(until: time)
             if location == .base || hinge != nil {
                 if hinge == nil { hinge = HingeDetector() }
@@ -108,8 +194,11 @@ struct ReplayCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if location == .display, let change = pipeline.process(time: time, reading: reading) {
-                print(#"{"t": \#(change.time), "orientation": "\#(change.to.rawValue)"}"#)
+            if let reads = paced?.offer(time: time, reading: reading) {
+                printReads(reads)
+                lastTime = time
+            } else if location == .display, let change = pipeline.process(time: time, reading: reading) {
+                Self.printChange(change)
             }
             if pacer != nil { fflush(nil) }  // live output even through a pipe
         }
@@ -117,7 +206,29 @@ struct ReplayCommand: AsyncParsableCommand {
             printError("orientd replay: \(input.displayName): read failed: \(error)")
             throw ExitCode(66)
         }
+        if let lastTime, let reads = paced?.finish(at: lastTime) { printReads(reads) }
     }
+
+    private static func printChange(_ change: OrientationChange) {
+        print(#"{"t": \#(change.time), "orientation": "\#(change.to.rawValue)"}"#)
+    }
+
+    /// A paced read's orientation change and, with the adaptive pace, its pace change: one JSON line
+    /// each (a fixed pace reads at one rate whatever the pace is called).
+    private func printReads(_ reads: [PacedReplay.Read]) {
+        for read in reads {
+            if let change = read.change { Self.printChange(change) }
+            if pace == .default, let new = read.pace { print(#"{"t": \#(read.time), "pace": "\#(new.rawValue)"}"#) }
+        }
+    }
+}
+
+/// `--pace`: how the replay reads the trace.
+enum ReplayPaceMode: String, ExpressibleByArgument, CaseIterable {
+    /// Adaptive, as the daemon's defaults: the sampling rate while moving, the held or lying rate at rest.
+    case `default`
+    /// At the sampling rate always (the daemon's `--rest-rate 0`).
+    case fixed
 }
 
 /// Sleeps so that trace time advances at `speed` times the wall clock, starting at the first sample.

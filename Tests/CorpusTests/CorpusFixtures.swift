@@ -14,8 +14,11 @@ enum CorpusFixtures {
         return names.compactMap { try? CorpusTrace(directory: publicDirectory, name: $0) }
     }()
 
-    /// 13 synthetic traces and the 9 real-life poses that `generate.py` writes.
-    static let expectedTraceCount = 22
+    /// 13 synthetic traces and the 16 that `generate.py` writes (real-life poses, flicks and pauses
+    /// that come back, start-ups in motion).
+    static let expectedTraceCount = 29
+    /// The start-ups in motion: the first orientation reported must be the one the device rests in.
+    static let startsInMotion = ["start_mid_flick", "start_walking_hand", "start_walking_pocket"]
     static let generator = root.appendingPathComponent("generate.py")
 }
 

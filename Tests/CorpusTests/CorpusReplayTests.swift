@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import CorpusScoring
 @testable import OrientationCore
-import SensorSimulation
 
 @Suite("Public corpus through the pipeline")
 struct CorpusReplayTests {
@@ -24,7 +23,7 @@ struct CorpusReplayTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let written = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(written.count == 27, "\(written)")
+        #expect(written.count == 3 * 16, "\(written)")
         for file in written {
             let fresh = try Data(contentsOf: directory.appendingPathComponent(file))
             let committed = try Data(contentsOf: CorpusFixtures.publicDirectory.appendingPathComponent(file))
@@ -32,7 +31,11 @@ struct CorpusReplayTests {
         }
     }
 
-    @Test("0 missed, 0 false changes; latency median ≤ 0.05 s, p95 ≤ 0.15 s; start-up ≤ 0.10 s; error ≤ 0.8 %")
+    @Test(
+        """
+        0 missed, 0 false changes, 0 taken back; latency median ≤ 0.05 s, p95 ≤ 0.18 s; start-up ≤ 0.10 s; \
+        error ≤ 0.85 %
+        """)
     func targets() throws {
         let scores = CorpusFixtures.traces.map { ($0.name, $0.score()) }
         for (name, score) in scores {
@@ -42,36 +45,50 @@ struct CorpusReplayTests {
             #expect(
                 score.falseChanges.isEmpty,
                 "\(name): false \(score.falseChanges.map { "\($0.to)@\($0.time) (\($0.reason))" })")
+            #expect(
+                score.takenBack.isEmpty,
+                "\(name): taken back \(score.takenBack.map { "\($0.to)@\($0.time)…\($0.back)" })")
         }
         let overall = ScoreRow(overall: scores.map(\.1))
         #expect(try #require(overall.latencyMedian) <= 0.05)
-        #expect(try #require(overall.latencyP95) <= 0.15)
+        // Issue 38's 0.15 s and 0.8 % are traded for no change taken back: a dwell change waits for
+        // the low-passed pose to catch up (detection.md §15, "What no flap costs").
+        #expect(try #require(overall.latencyP95) <= 0.18)
         #expect(try #require(overall.startup) <= 0.10)
-        #expect(overall.errorPercent <= 0.8)
-        #expect(overall.transitions == 71)
+        #expect(overall.errorPercent <= 0.85)
+        #expect(overall.transitions == 77)
     }
 
-    /// The corpus read as the daemon reads a polled sensor at `settings`, `realisations` times, each
-    /// with the first read at a random phase of the sampling period and every read up to 2 ms late:
-    /// per realisation the pooled score and the reads per second.
-    static func paced(_ settings: SamplingPace.Settings, realisations: Int = 40) -> [(ScoreRow, Double)] {
-        (0..<realisations).map { seed in
-            var random = SimulationRandom(seed: UInt64(seed) &* 7919 &+ 1)
-            var reads = 0.0
-            let scores = CorpusFixtures.traces.map { trace in
-                let phase = random.uniform(0, 1 / settings.fastRate)
-                let (score, perSecond) = trace.scorePaced(settings, phase: phase) { random.uniform(0, 0.002) }
-                reads += perSecond
-                return score
+    @Test(
+        """
+        a start in motion (mid-flick, walking in the hand or a pocket) first names the orientation the device \
+        rests in, offline and at 40 read phases
+        """)
+    func startsInMotion() throws {
+        for name in CorpusFixtures.startsInMotion {
+            let trace = try #require(CorpusFixtures.traces.first { $0.name == name })
+            let rest = try #require(trace.labels.first { $0.settled }).expected
+            #expect(trace.replay().first?.to == rest, "\(name) offline")
+            for seed in 0..<40 {
+                let timing = PacedReplay.Timing.random(seed: UInt64(seed), fastRate: SamplingPace.Settings().fastRate)
+                let first = trace.replayPaced(SamplingPace.Settings(), timing: timing).changes.first?.to
+                #expect(first == rest, "\(name) read at realisation \(seed)")
             }
-            return (ScoreRow(overall: scores), reads / Double(scores.count))
         }
+    }
+
+    /// The corpus read as the daemon reads a polled sensor at `settings` (``PacedCorpusScore``, as
+    /// `orientd replay --pace … --seed N` reads it), `realisations` times: per realisation the pooled
+    /// score and the reads per second.
+    static func paced(_ settings: SamplingPace.Settings, realisations: Int = 40) -> [(ScoreRow, Double)] {
+        let paced = PacedCorpusScore(traces: CorpusFixtures.traces, settings: settings, realisations: realisations)
+        return Array(zip(paced.realisations, paced.readsPerSecond))
     }
 
     @Test(
         """
         at the default adaptive pace (held 4 Hz, lying 1.8 Hz at rest), at 40 random read phases: 0 missed, 0 false, \
-        median ≤ 0.05 s and p95 ≤ 0.20 s in every one; held-rate 0 misses it
+        0 taken back, median ≤ 0.05 s and p95 ≤ 0.25 s in every one; held-rate 0 is slower
         """
     )
     func pacedCorpus() throws {
@@ -80,10 +97,11 @@ struct CorpusReplayTests {
         for (row, _) in runs {
             #expect(row.missed == 0)
             #expect(row.falseChanges == 0)
+            #expect(row.takenBack == 0)
             #expect(try #require(row.latencyMedian) <= 0.05)
             worst = max(worst, try #require(row.latencyP95))
         }
-        #expect(worst <= 0.20, "the slowest realisation's p95")
+        #expect(worst <= 0.25, "the slowest realisation's p95")
         // The corpus is mostly turns; its still stretches alone are read slower than 25 Hz.
         let reads = runs.map(\.1).reduce(0, +) / Double(runs.count)
         #expect(reads < 0.5 * 25, "\(reads) reads/s")
@@ -91,7 +109,7 @@ struct CorpusReplayTests {
         // read waits up to 0.36 s for the next, and whether one does depends on the phase.
         let uniform = Self.paced(SamplingPace.Settings(heldRate: 0))
         let uniformWorst = try #require(uniform.map { $0.0.latencyP95 ?? 0 }.max())
-        #expect(uniformWorst > 0.20, "the slowest realisation's p95 at 1.8 Hz throughout")
+        #expect(uniformWorst > 0.25, "the slowest realisation's p95 at 1.8 Hz throughout")
         #expect(worst < uniformWorst - 0.05, "worst p95 \(worst) s held at 4 Hz, \(uniformWorst) s at 1.8 Hz always")
         // The lying stretches (on a table: face_up_down, table_tilted, mounted_rotated) are read at
         // 1.8 Hz, not 4: fewer reads than 4 Hz at every rest, at the same phases.

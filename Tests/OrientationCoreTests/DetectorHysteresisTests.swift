@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OrientationCore
 
@@ -36,7 +37,13 @@ struct DetectorHysteresisTests {
         // Not before the pose has been past the line (53°) for the dwell time (the turn is linear).
         let crossed = stopped - 0.5 + 0.5 * 53 / abs(angle)
         #expect(change.time - crossed >= DetectorConfiguration().dwellTime)
-        #expect(change.time - stopped < DetectorConfiguration().restWindow + DetectorConfiguration().dwellTime + 0.1)
+        // ...and once the low-passed pose has caught up within `dwellAgreement` (a first-order filter
+        // trails a turn at ω by ω·τ and closes the gap exponentially after it stops), no later than the
+        // dwell time and a sample after that.
+        let configuration = DetectorConfiguration()
+        let lag = abs(angle) / 0.5 * configuration.filterTimeConstant
+        let caughtUp = configuration.filterTimeConstant * log(lag / configuration.dwellAgreement)
+        #expect(change.time - stopped <= max(caughtUp, configuration.restWindow) + configuration.dwellTime + 0.04)
     }
 
     @Test(

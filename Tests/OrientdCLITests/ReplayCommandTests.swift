@@ -65,6 +65,67 @@ struct ReplayCommandTests {
         #expect(slowTime >= 1.0)
     }
 
+    @Test(
+        "--pace default --seed N prints the changes the corpus tests' realisation N decides, and the pace",
+        arguments: [("flick_back_held", UInt64(3)), ("side_lying", 17), ("mounted_rotated", 0)])
+    func paced(name: String, seed: UInt64) throws {
+        let trace = try CorpusTrace(directory: Self.corpus, name: name)
+        let result = try OrientdProcess.run([
+            "replay", Self.corpus.appendingPathComponent("\(name).csv").path, "--mount-matrix", trace.mountMatrix.text,
+            "--pace", "default", "--seed", "\(seed)",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let timing = PacedReplay.Timing.random(seed: seed, fastRate: SamplingPace.Settings().fastRate)
+        let expected = trace.replayPaced(SamplingPace.Settings(), timing: timing).changes
+        #expect(!expected.isEmpty)
+        #expect(expected != trace.replay(), "reading at a pace decides at other times than every sample")
+        let changes = result.lines.filter { $0.contains("orientation") }
+        #expect(try decode(changes) == expected.map { Event(t: $0.time, orientation: $0.to) })
+        let paces = result.lines.filter { $0.contains("\"pace\"") }
+        #expect(paces.contains { $0.contains("\"lying\"") || $0.contains("\"held\"") }, "\(paces)")
+        #expect(paces.contains { $0.contains("\"fast\"") })
+    }
+
+    @Test("--pace fixed reads at --rate from --phase: the changes of a trace resampled at that rate, no pace lines")
+    func pacedFixed() throws {
+        let trace = try CorpusTrace(directory: Self.corpus, name: "clean_rotations")
+        let result = try OrientdProcess.run([
+            "replay", Self.corpus.appendingPathComponent("clean_rotations.csv").path, "--pace", "fixed", "--rate", "20",
+            "--phase", "0.01",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let settings = SamplingPace.Settings(fastRate: 20, restRate: 20, heldRate: 20)
+        let expected = trace.replayPaced(settings, timing: PacedReplay.Timing(phase: 0.01)).changes
+        #expect(try decode(result.lines) == expected.map { Event(t: $0.time, orientation: $0.to) })
+        // Every read falls on the 20 Hz grid from the phase.
+        for change in expected {
+            let reads = (change.time - trace.samples[0].time - 0.01) * 20
+            #expect(abs(reads - reads.rounded()) < 1e-6)
+        }
+    }
+
+    @Test(
+        "paced options without --pace, or that contradict each other, are named, exit 64",
+        arguments: [
+            (["--seed", "3"], "--pace"), (["--phase", "0.01"], "--pace"),
+            (["--pace", "default", "--seed", "1", "--phase", "0.01"], "--phase and --seed"),
+            (["--pace", "fixed", "--rest-rate", "2"], "--rest-rate"), (["--pace", "default", "--rate", "0"], "--rate"),
+            (["--pace", "default", "--phase", "0.5"], "--phase"), (["--pace", "sometimes"], "sometimes"),
+        ])
+    func pacedOptionErrors(options: [String], named: String) throws {
+        let result = try OrientdProcess.run(["replay", "-"] + options, standardInput: "")
+        #expect(result.status == 64)
+        #expect(result.standardError.contains(named), "\(result.standardError)")
+    }
+
+    @Test("--pace on a convertible's two-sensor trace names the line, exit 64")
+    func pacedConvertible() throws {
+        let text = "t,location,x,y,z\n0,display,0,-9.81,0\n0,base,0,0,-9.81\n"
+        let result = try OrientdProcess.run(["replay", "-", "--pace", "default"], standardInput: text)
+        #expect(result.status == 64)
+        #expect(result.standardError.contains(":3:"), "\(result.standardError)")
+    }
+
     @Test("a malformed trace names the file and line, exit 65")
     func malformed() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("orientd-bad-\(UUID().uuidString).csv")

@@ -59,18 +59,29 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// by at least the margin, in the screen plane), becomes the neighbour even inside the
     /// `adjacentHysteresis` band. At rest (the fast path's rest test) the margin is this...
     public var dwellMargin: Double = 16.0
-    /// ...and the pose must stay there, within `settleDrift`, this long (on top of `restWindow`).
+    /// ...and the pose must stay there, within `settleDrift`, this long (on top of `restWindow`)...
     public var dwellTime: Double = 0.06
+    /// ...counted from when the low-passed direction has caught up with the resting pose to within
+    /// this: it trails a turn by the turn's speed times `filterTimeConstant`, so a pause at the end of
+    /// a quick turn (a glance that comes back) ends before it agrees (detection.md §17). 7°: no change
+    /// taken back on the corpus and twelve other realisations of it; 8° took one back in two of them.
+    public var dwellAgreement: Double = 7.0
     /// Moving (walking, carried: the raw samples never rest), the low-passed direction is judged,
     /// and it sways with each step, so the margin is larger...
     public var dwellMovingMargin: Double = 20.0
     /// ...and the pose must stay past the diagonal this long, its mean past the line.
     public var dwellMovingTime: Double = 0.2
-    /// Start-up: from `unknown`, at least two raw samples at rest spanning this long give the nearest
-    /// orientation if it is unambiguous (no hold band applies yet). 30 ms: two samples at 25 Hz even
-    /// from a sensor whose clock runs a few percent slow (its 40 ms come as 38–39 ms); two samples
-    /// 30 ms apart within `restSpread` of their mean bound the turn rate at 333°/s.
+    /// Start-up: from `unknown`, two raw samples spanning at least this long decide at once when they
+    /// agree within `startupSpread` and each lies within `startupMagnitudeTolerance` of gravity (else
+    /// the fast path's rest decides). 30 ms: two samples at 25 Hz even from a sensor whose clock runs
+    /// a few percent slow (its 40 ms come as 38–39 ms).
     public var startupRestWindow: Double = 0.03
+    /// ...within this angle of their mean: a resting device's samples agree within a few tenths of
+    /// a degree (noise, tremor); 1.5° leaves room for a sensor four times as noisy.
+    public var startupSpread: Double = 1.5
+    /// ...and each this close to `gravity` in length (0.05 g): a bias or a scale error of a few
+    /// percent passes, the bounce of a step (0.2–0.3 g) does not.
+    public var startupMagnitudeTolerance: Double = 0.5
     /// A gap between samples longer than this re-primes the filter and forgets every candidate.
     public var gapReprime: Double = 1.0
     /// With no sample for this long the orientation becomes `unknown`.
@@ -133,9 +144,16 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter("dwell-margin", \.dwellMargin, "°", "dwell rule at rest: this much nearer a neighbour's axis"),
         parameter("dwell-time", \.dwellTime, "s", "dwell rule at rest: ...held this long after the rest window"),
         parameter(
+            "dwell-agreement", \.dwellAgreement, "°", "dwell rule at rest: filtered pose this near the resting one"),
+        parameter(
             "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the filtered pose"),
         parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
-        parameter("startup-rest-window", \.startupRestWindow, "s", "from unknown: two samples at rest this long"),
+        parameter(
+            "startup-rest-window", \.startupRestWindow, "s", "from unknown: two samples agreeing closely this long"),
+        parameter("startup-spread", \.startupSpread, "°", "from unknown: ...within this angle of their mean"),
+        parameter(
+            "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²",
+            "from unknown: ...each |a| within this of gravity"),
         parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
         parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
     ]
@@ -186,9 +204,12 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(faceRestWindow >= 0, "face-rest-window", ">= 0")
         try require(dwellMargin > 0 && dwellMargin < 90, "dwell-margin", "in (0, 90)")
         try require(dwellTime >= 0, "dwell-time", ">= 0")
+        try require(dwellAgreement > 0 && dwellAgreement < 90, "dwell-agreement", "in (0, 90)")
         try require(dwellMovingMargin > 0 && dwellMovingMargin < 90, "dwell-moving-margin", "in (0, 90)")
         try require(dwellMovingTime >= 0, "dwell-moving-time", ">= 0")
         try require(startupRestWindow >= 0, "startup-rest-window", ">= 0")
+        try require(startupSpread > 0 && startupSpread < 90, "startup-spread", "in (0, 90)")
+        try require(startupMagnitudeTolerance > 0, "startup-magnitude-tolerance", "> 0")
         try require(gapReprime > 0, "gap-reprime", "> 0")
         try require(silenceTimeout > 0, "silence-timeout", "> 0")
     }

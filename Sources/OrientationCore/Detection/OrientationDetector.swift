@@ -55,7 +55,8 @@ public struct OrientationChange: Sendable, Hashable {
 ///   (past the dwell line, `dwellMargin` before the band's line) becomes the neighbour after
 ///   `dwellTime` at rest, or after `dwellMovingTime` of the low-passed pose while walking: people
 ///   lie and carry devices 20–35° off an axis, where the band alone would keep the old orientation.
-/// * **Start-up**: from `unknown`, two samples at rest give the nearest unambiguous orientation.
+/// * **Start-up**: from `unknown`, two samples that agree closely at gravity's length, or the fast
+///   path's rest, give the nearest orientation.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
 /// never leaves this type (detection.md §14).
@@ -99,10 +100,11 @@ public struct OrientationDetector: Sendable {
     private let cosHysteresisLine: Double
     private let restingDwellLine: DwellLine
     private let movingDwellLine: DwellLine
-    private let cosStartupUnambiguous: Double
     private let sinStartupFace: Double
     private let cosRestSpread: Double
+    private let cosStartupSpread: Double
     private let cosSettleDrift: Double
+    private let cosDwellAgreement: Double
 
     private var primed = false
     private var lastSampleTime = -Double.infinity
@@ -142,12 +144,12 @@ public struct OrientationDetector: Sendable {
         cosHysteresisLine = cos(radians(45 + configuration.adjacentHysteresis / 2))
         restingDwellLine = DwellLine(margin: configuration.dwellMargin)
         movingDwellLine = DwellLine(margin: configuration.dwellMovingMargin)
-        // Unambiguous at start-up: nearer the nearest axis than the diagonal by half the margin.
-        cosStartupUnambiguous = cos(radians(45 - configuration.dwellMargin / 2))
         // From `unknown` the face band is split at its middle: either side holds once chosen.
         sinStartupFace = sin(radians((configuration.faceEnterTilt + configuration.faceExitTilt) / 2))
         cosRestSpread = cos(radians(configuration.restSpread))
+        cosStartupSpread = cos(radians(configuration.startupSpread))
         cosSettleDrift = cos(radians(configuration.settleDrift))
+        cosDwellAgreement = cos(radians(configuration.dwellAgreement))
         restTimes = Array(repeating: 0, count: Self.restCapacity)
         restVectors = Array(repeating: .zero, count: Self.restCapacity)
     }
@@ -218,7 +220,7 @@ public struct OrientationDetector: Sendable {
         updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
 
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
-        let resting = restingDirection(over: configuration.restWindow, afterSlowRead: true)
+        let resting = restingDirection(over: configuration.restWindow)
         if let candidate = fastCandidate(resting: resting) { return accept(candidate, at: time) }
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
@@ -243,12 +245,20 @@ public struct OrientationDetector: Sendable {
 
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
     /// longer `faceRestWindow` of rest.
+    ///
+    /// From `unknown` the nearest orientation is taken (``startupCandidate(_:)``), and sooner: two
+    /// samples over `startupRestWindow` suffice if they agree within `startupSpread` and each lies
+    /// within `startupMagnitudeTolerance` of gravity. Agreement alone proves nothing (a flick's far
+    /// pose, a step's bounce hold still for an instant); agreement that close to gravity's length
+    /// leaves a moving device no room: a linear acceleration strong enough to move the reading far
+    /// changes its length or its direction within 40 ms (detection.md §17).
     private func fastCandidate(resting: Vector3?) -> DeviceOrientation? {
-        if orientation == .unknown,
-            let resting = restingDirection(over: configuration.startupRestWindow, minimumSamples: 2),
-            let candidate = startupCandidate(resting)
-        {
-            return candidate
+        if orientation == .unknown {
+            let still =
+                restingDirection(
+                    over: configuration.startupRestWindow, minimumSamples: 2, cosSpread: cosStartupSpread,
+                    magnitudeTolerance: configuration.startupMagnitudeTolerance) ?? resting
+            return still.flatMap(startupCandidate)
         }
         guard let resting, let candidate = classify(resting), candidate != orientation else { return nil }
         if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
@@ -261,10 +271,18 @@ public struct OrientationDetector: Sendable {
     }
 
     /// The dwell rule at rest: the raw samples rest (the fast path's test), their mean lies past the
-    /// dwell line, and it has stayed there, at rest and within `settleDrift` of where it began, for
-    /// `dwellTime`. A pose a person has settled into is taken even outside the hysteresis band.
+    /// dwell line, the low-passed pose has caught up with it to within `dwellAgreement`, and it has
+    /// stayed so, at rest and within `settleDrift` of where it began, for `dwellTime`. A pose a person
+    /// has settled into is taken even outside the hysteresis band.
+    ///
+    /// Why the low-passed pose: a hand that turns past the line, pauses and turns back rests there
+    /// for an instant too. The filter trails a turn by its speed times τ and catches up only while
+    /// the device stays, so a pause at the end of a quick turn ends before it agrees, and a pose
+    /// reached slowly and held agrees soon (detection.md §17).
     private mutating func restingDwell(resting: Vector3?, at time: Double) -> OrientationChange? {
-        guard let resting, let target = dwellTarget(resting, line: restingDwellLine) else {
+        guard let resting, let target = dwellTarget(resting, line: restingDwellLine),
+            filteredUp.dot(resting) >= cosDwellAgreement * filteredUp.magnitude * resting.magnitude
+        else {
             restingDwellCandidate = nil
             return nil
         }
@@ -325,21 +343,16 @@ public struct OrientationDetector: Sendable {
     }
 
     /// The first orientation (from `unknown`): the nearest one, without the hold bands (there is
-    /// nothing to hold yet), if it is unambiguous: the direction in the screen plane is at least
-    /// `dwellMargin / 2` past the diagonal. Screen-down between the upright limit and the split of the
-    /// face band gives the upright orientation its direction asks for.
+    /// nothing to hold yet, and either neighbour of a diagonal is as good as the other). Screen-down
+    /// between the upright limit and the split of the face band gives the upright orientation its
+    /// direction asks for: nothing is there to flip from, so the overhead lock has nothing to hold.
     private func startupCandidate(_ up: Vector3) -> DeviceOrientation? {
         let magnitude = up.magnitude
         guard magnitude >= configuration.freeFallMagnitude else { return nil }
         let sinTilt = up.z / magnitude
         if sinTilt >= sinStartupFace { return .faceUp }
         if sinTilt <= -sinStartupFace { return .faceDown }
-        let planar = (up.x * up.x + up.y * up.y).squareRoot()
-        let nearest = Self.nearestUpright(up)
-        guard let axis = Self.uprightAxis(nearest), planar > 0 else { return nil }
-        // Unambiguous: nearer the nearest axis than its neighbours by `dwellMargin`.
-        let cosFromNearest = (up.x * axis.x + up.y * axis.y) / planar
-        return cosFromNearest >= cosStartupUnambiguous ? nearest : nil
+        return up.x == 0 && up.y == 0 ? nil : Self.nearestUpright(up)
     }
 
     /// A dwell line as the cosine of its angle from the current axis, `45° + margin / 2`, and of the
@@ -457,14 +470,14 @@ public struct OrientationDetector: Sendable {
     }
 
     /// The mean up vector of the newest samples if they show the device at rest over `span`
-    /// seconds: at least `restMinimumSamples` samples reaching back `span`, each within
-    /// `restMagnitudeTolerance` of gravity and within `restSpread` of their mean direction.
+    /// seconds: at least `minimumSamples` (default `restMinimumSamples`) samples reaching back `span`,
+    /// each within `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the
+    /// spread (default `restSpread`, given as its cosine) of their mean direction.
     private func restingDirection(
-        over span: Double, minimumSamples: Int? = nil, afterSlowRead: Bool = false
-    )
-        -> Vector3?
-    {
+        over span: Double, minimumSamples: Int? = nil, cosSpread: Double? = nil, magnitudeTolerance: Double? = nil
+    ) -> Vector3? {
         let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
+        let magnitudeTolerance = magnitudeTolerance ?? configuration.restMagnitudeTolerance
         let newest = (restNext - 1 + Self.restCapacity) % Self.restCapacity
         let newestTime = restTimes[newest]
         var sum = Vector3.zero
@@ -478,29 +491,19 @@ public struct OrientationDetector: Sendable {
                 break
             }
             let vector = restVectors[index]
-            guard abs(vector.magnitude - configuration.gravity) <= configuration.restMagnitudeTolerance else {
-                return nil
-            }
+            guard abs(vector.magnitude - configuration.gravity) <= magnitudeTolerance else { return nil }
             sum = sum + vector
             count += 1
             if count >= minimumSamples, newestTime - restTimes[index] >= span { break }
-            let older = (index - 1 + Self.restCapacity) % Self.restCapacity
-            if afterSlowRead, count >= 2, count < restCount, restTimes[index] - restTimes[older] > span,
-                newestTime - restTimes[index] >= configuration.startupRestWindow
-            {
-                // The stream was slow before these samples (the sampler rested, or slept on a motion
-                // interrupt): the device was still then, so, as at start-up, two samples that agree
-                // over `startupRestWindow` show it still again.
-                break
-            }
-            index = older
+            index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
         let mean = (1 / Double(count)) * sum
         let meanMagnitude = mean.magnitude
+        let cosSpread = cosSpread ?? cosRestSpread
         index = newest
         for _ in 0..<count {
             let vector = restVectors[index]
-            if vector.dot(mean) < cosRestSpread * vector.magnitude * meanMagnitude { return nil }
+            if vector.dot(mean) < cosSpread * vector.magnitude * meanMagnitude { return nil }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
         return mean

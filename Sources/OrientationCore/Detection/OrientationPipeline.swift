@@ -26,6 +26,12 @@ public struct OrientationPipeline: Sendable {
         return detector.process(AccelerationSample(time: time, vector: mountMatrix.apply(scaled)))
     }
 
+    /// A sensor-frame reading as the detector sees it: rescaled by the gravity scale learned so far,
+    /// in the display frame. The sampling pace judges rest on this too (``SamplingPace``).
+    public func displayReading(_ reading: Vector3) -> Vector3 {
+        mountMatrix.apply(gravityScale.factor * reading)
+    }
+
     /// Another sensor (or the same one re-read): what was learned of the last one's scale is forgotten.
     public mutating func forgetGravityScale() {
         gravityScale.restart(forgetFactor: true)

@@ -91,14 +91,20 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
-                if pipeline.onMotionEvents, let fast = pipeline.pace?.settings.fastRate {
-                    // No interrupt since the last reading: it stood until just before this one.
+                if pipeline.onMotionEvents || pipeline.pace?.pace.isRest == true,
+                    let fast = pipeline.pace?.settings.fastRate
+                {
+                    // Read at rest (polled slowly, or no interrupt since): the last reading stood
+                    // until just before this one as far as anything read shows, so this reading gets
+                    // one reading's weight in the low-pass, not the whole pause's (a flick's far pose
+                    // read after a rest would pull the filter half way at once: detection.md §17).
+                    // PacedReplay does the same.
                     pipeline.orientation.hold(until: sample.time - 1 / fast)
                 }
                 let before = pipeline.orientation.gravityScale.factor
                 let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
                 let scale = pipeline.orientation.gravityScale
-                let display = pipeline.orientation.mountMatrix.apply(scale.factor * sample.reading)
+                let display = pipeline.orientation.displayReading(sample.reading)
                 let tilt = pipeline.tilt.process(display)
                 var pace =
                     pipeline.heldFast

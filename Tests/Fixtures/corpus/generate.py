@@ -20,7 +20,12 @@ Labels follow the corpus's rule: a hold is settled and expects the nearest orien
 at |tilt| >= 75 deg); within 5 deg of a diagonal it is ambiguous: both neighbours are acceptable and
 the expected one is the orientation it came from. Walking while the pose holds is settled too.
 A motion is unsettled: it expects the next hold's orientation and accepts the previous one, the next
-one and every orientation the path passes near.
+one and every orientation the path passes near. A flick goes out and comes back to the pose it left,
+so it expects the orientation it started in.
+
+Carries: `hand` (tremor, sway, the sensor 7 cm above the wrist), `walk` (the hand while walking),
+`pocket` (a front trouser pocket while walking), `table` (lying still, turned about the sensor) and
+`stand` (in a stand or leaning on something: still, but picked up and turned about the wrist).
 """
 import argparse
 import json
@@ -83,19 +88,27 @@ def minimum_jerk(s):
 class Scenario:
     """A plan of holds and turns, each with the way the device is carried meanwhile."""
 
-    def __init__(self, name, description, rate, steps, carry="hand", bits=12, noise=200.0):
+    def __init__(self, name, description, rate, steps, carry="hand", bits=12, noise=200.0, skip=0.0):
+        """`steps`: (kind, angle, tilt, seconds[, carry]); kind `hold`, `turn` (to the pose) or `flick`
+        (out to the pose and straight back). `skip`: the trace starts this many seconds into the plan
+        (a start-up in the middle of a motion)."""
         self.name, self.description, self.rate, self.bits, self.noise = name, description, rate, bits, noise
+        self.skip = skip
         self.segments = []
         t = 0.0
         angle, tilt = steps[0][1], steps[0][2]
         for kind, to_angle, to_tilt, seconds, *rest in steps:
             mode = rest[0] if rest else carry
-            delta = ((to_angle - angle + 180) % 360) - 180 if kind == "turn" else 0.0
+            moves = kind in ("turn", "flick")
+            delta = ((to_angle - angle + 180) % 360) - 180 if moves else 0.0
             self.segments.append(dict(kind=kind, start=t, end=t + seconds, angle=angle, tilt=tilt,
-                                      to_angle=angle + delta if kind == "turn" else to_angle,
+                                      to_angle=angle + delta if moves else to_angle,
                                       to_tilt=to_tilt, mode=mode))
             t += seconds
-            angle, tilt = (angle + delta, to_tilt) if kind == "turn" else (to_angle, to_tilt)
+            if kind == "turn":
+                angle, tilt = angle + delta, to_tilt
+            elif kind == "hold":
+                angle, tilt = to_angle, to_tilt
         self.duration = t
 
 
@@ -132,8 +145,11 @@ def pose_at(scenario, body, t):
         if s["start"] <= t < s["end"]:
             seg = s
             break
-    if seg["kind"] == "turn":
-        u = minimum_jerk(min(1.0, max(0.0, (t - seg["start"]) / (seg["end"] - seg["start"]))))
+    if seg["kind"] in ("turn", "flick"):
+        x = min(1.0, max(0.0, (t - seg["start"]) / (seg["end"] - seg["start"])))
+        # A flick: a minimum-jerk turn out in the first half, the same back in the second, so it
+        # stops for an instant at the far pose, as a hand reversing does.
+        u = minimum_jerk(x) if seg["kind"] == "turn" else minimum_jerk(1 - abs(1 - 2 * x))
         angle = seg["angle"] + u * (seg["to_angle"] - seg["angle"])
         tilt = seg["tilt"] + u * (seg["to_tilt"] - seg["tilt"])
     else:
@@ -141,7 +157,7 @@ def pose_at(scenario, body, t):
     wa, wt = body.wobble(t)
     mode = seg["mode"]
     walking = mode in ("walk", "pocket")
-    if mode == "table":
+    if mode in ("table", "stand"):
         wa, wt = 0.0, 0.0
     if mode == "walk":
         # The hand bobs with each step (a few degrees of tilt).
@@ -174,6 +190,8 @@ def generate(scenario, seed, out):
     n = int(scenario.duration * rate)
     for i in range(1, n):
         t = i / rate
+        if t <= scenario.skip:
+            continue
         m, p, _ = pose_at(scenario, body, t)
         _, p_before, _ = pose_at(scenario, body, t - h)
         _, p_after, _ = pose_at(scenario, body, t + h)
@@ -181,7 +199,7 @@ def generate(scenario, seed, out):
         specific = to_device(m, (-acceleration[0], -acceleration[1], -G - acceleration[2]))
         reading = [value + b + sigma * rng.gauss(0.0, 1.0) for value, b in zip(specific, bias)]
         reading = tuple(min(2 * G - lsb, max(-2 * G, round(value / lsb) * lsb)) for value in reading)
-        stamp = t * (1 + clock_error) + rng.uniform(-0.001, 0.001)
+        stamp = (t - scenario.skip) * (1 + clock_error) + rng.uniform(-0.001, 0.001)
         rows.append((stamp, *reading))
     labels = label(scenario, clock_error)
     os.makedirs(out, exist_ok=True)
@@ -209,8 +227,17 @@ def label(scenario, clock_error):
     labels, previous = [], None
     scale = 1 + clock_error  # labels are in the samples' (host) clock
     for seg in scenario.segments:
-        start, end = round(seg["start"] * scale, 3), round(seg["end"] * scale, 3)
+        if seg["end"] <= scenario.skip:
+            continue
+        start = round(max(0.0, seg["start"] - scenario.skip) * scale, 3)
+        end = round((seg["end"] - scenario.skip) * scale, 3)
         target = nearest(seg["to_angle"], seg["to_tilt"])
+        if seg["kind"] != "hold":
+            # A motion expects the orientation of the next hold (a flick, or a turn that pauses and
+            # turns back, comes back to where it started).
+            rest = next((later for later in scenario.segments if later["start"] >= seg["end"] and later["kind"] == "hold"),
+                        None)
+            target = nearest(rest["to_angle"], rest["to_tilt"]) if rest else target
         if seg["kind"] == "hold":
             if target in UPRIGHT and from_diagonal(seg["to_angle"]) <= 5 and previous is not None:
                 expected = previous if previous in UPRIGHT else target
@@ -230,7 +257,7 @@ def label(scenario, clock_error):
     return labels
 
 
-H, T = "hold", "turn"
+H, T, F = "hold", "turn", "flick"
 SCENARIOS = [
     Scenario("side_lying", "Lying on a side in bed: portrait, then the phone turned 60-70 deg (20-30 deg short of "
              "landscape) and held; back; both sides and from upside down.", 50,
@@ -270,6 +297,34 @@ SCENARIOS = [
               (T, 60, 20, 0.12), (T, 0, 20, 0.5), (H, 0, 20, 3), (T, 47, 20, 0.5), (H, 47, 20, 6),
               (T, 0, 20, 0.5), (H, 0, 20, 3), (T, -49, 25, 0.5), (H, -49, 25, 6), (T, -2, 20, 0.5),
               (H, -2, 20, 3), (T, 52, 20, 0.4), (T, 0, 20, 0.4), (H, 0, 20, 3)]),
+    Scenario("flick_back_held", "Held in the hand: flicks of 0.15-0.5 s toward each neighbour and straight back, "
+             "from portrait and from landscape; each ends at rest.", 50,
+             [(H, 0, 25, 3), (F, 85, 25, 0.3), (H, 0, 25, 3), (F, -88, 25, 0.43), (H, 0, 25, 3),
+              (F, 75, 30, 0.15), (H, 0, 25, 3), (F, -70, 20, 0.5), (H, 0, 25, 3), (T, 90, 25, 0.8), (H, 90, 25, 3),
+              (F, 5, 25, 0.35), (H, 90, 25, 3), (F, 175, 25, 0.25), (H, 90, 25, 3)]),
+    Scenario("flick_back_stand", "Standing still in a stand (read at the lying rate): picked up by the wrist, "
+             "flicked 0.2-0.45 s toward each neighbour and straight back, left again.", 50,
+             [(H, 0, 20, 4), (F, 80, 20, 0.3), (H, 0, 20, 4), (F, -85, 20, 0.45), (H, 0, 20, 4),
+              (F, 70, 25, 0.2), (H, 0, 20, 4), (T, 90, 20, 1.0), (H, 90, 20, 4), (F, 0, 20, 0.4), (H, 90, 20, 4),
+              (F, 180, 20, 0.3), (H, 90, 20, 4)], carry="stand"),
+    Scenario("pause_and_back", "Guards: turned in 0.5 s to 57-62 deg (past the dwell line), paused 0.06-0.15 s, "
+             "turned straight back: a glance that comes back.", 50,
+             [(H, 0, 20, 2)] + [step for angle, pause in ((57, 0.06), (60, 0.12), (62, 0.15), (-60, 0.06),
+                                                          (-62, 0.12), (-57, 0.15), (60, 0.15), (57, 0.12))
+                                for step in ((T, angle, 20, 0.5), (T, angle, 20, pause), (T, 0, 20, 0.5),
+                                             (H, 0, 20, 2))]),
+    Scenario("start_turning", "Starts during a slow quarter turn from portrait toward landscape (30 deg of 90 done), "
+             "then back.", 25,
+             [(H, 0, 25, 2), (T, 90, 25, 3.0), (H, 90, 25, 3), (T, 0, 25, 2.5), (H, 0, 25, 3)], skip=3.2),
+    Scenario("start_walking_pocket", "Starts while walking, the phone at the waist in a pocket in landscape (the "
+             "thigh's swing tilts it +-20 deg); stops, takes it out to portrait.", 50,
+             [(H, 95, 10, 8, "pocket"), (H, 95, 10, 3), (T, 0, 25, 1.0), (H, 0, 25, 3)]),
+    Scenario("start_walking_hand", "Starts while walking, reading in portrait 25 deg off axis; stops, turns it to "
+             "landscape.", 50,
+             [(H, -25, 30, 6, "walk"), (H, -25, 30, 3), (T, 90, 30, 0.8), (H, 90, 30, 4)]),
+    Scenario("start_mid_flick", "Starts mid-flick, just before the far pose of a 0.4 s flick from portrait toward "
+             "landscape; then rest and a turn to landscape.", 50,
+             [(H, 0, 25, 2), (F, 85, 25, 0.4), (H, 0, 25, 3), (T, -90, 25, 0.8), (H, -90, 25, 3)], skip=2.17),
 ]
 
 
@@ -293,7 +348,7 @@ def main():
         if args.names and s.name not in args.names:
             continue
         count = generate(s, seed=args.seed * 1000 + index, out=args.out)
-        print(f"{args.out}/{s.name}.csv: {count} samples, {s.duration:.1f} s at {s.rate} Hz")
+        print(f"{args.out}/{s.name}.csv: {count} samples, {s.duration - s.skip:.1f} s at {s.rate} Hz")
     return 0
 
 
