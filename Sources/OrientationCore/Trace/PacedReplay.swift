@@ -15,11 +15,11 @@ public struct PacedReplay: Sendable {
     /// an interval of the pace in force later plus its `lateness` (a woken thread runs a little late).
     public struct Timing: Sendable, Hashable {
         /// Seconds from the trace's first sample to the first read.
-        public var phase: Double
+        public let phase: Double
         /// Each read comes up to this many seconds late, drawn uniformly (0: on time).
-        public var maximumLateness: Double
+        public private(set) var maximumLateness: Double
         /// Draws the lateness of each read (nil when `maximumLateness` is 0).
-        var seed: UInt64?
+        private var seed: UInt64?
 
         /// Reads on time, the first `phase` seconds after the first sample.
         public init(phase: Double = 0) {
@@ -38,6 +38,9 @@ public struct PacedReplay: Sendable {
             timing.seed = random.next()
             return timing
         }
+
+        /// The generator of the reads' lateness, nil when they come on time.
+        var lateness: SimulationRandom? { seed.map(SimulationRandom.init) }
     }
 
     /// One read of the sensor and what it decided.
@@ -64,7 +67,7 @@ public struct PacedReplay: Sendable {
         self.pipeline = pipeline
         self.pace = SamplingPace(settings: pace)
         self.timing = timing
-        random = timing.seed.map(SimulationRandom.init)
+        random = timing.lateness
     }
 
     /// A sample reaches the sensor at `time` (in the sensor's frame, as the trace holds it). The reads
