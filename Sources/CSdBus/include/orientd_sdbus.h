@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 /* net.hadess.SensorProxy's objects, properties and methods come from the Swift side's one table
- * (SensorProxyProperties.swift); nothing here names a property or a sensor. */
+ * (SensorProxyTable.swift); nothing here names a property or a sensor. */
 
 /* An object: its path and interface. */
 typedef struct {
