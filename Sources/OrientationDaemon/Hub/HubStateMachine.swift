@@ -56,13 +56,28 @@ enum HubAction: Hashable, Sendable {
     /// The system session refused an action (a mask that excludes every orientation): worth a
     /// warning in the log, nothing for clients.
     case systemSessionRejected(action: String, ResolverError)
+    /// A convertible's mode changed: libinput's tablet-mode switch says so (``TabletModeReporter``).
+    case reportTabletMode(DeviceMode)
+}
+
+/// What one reading of a sensor decided (``HubStateMachine/detected(_:at:)``); nil and empty parts
+/// changed nothing.
+struct SensorDecision: Equatable, Sendable {
+    /// The device orientation the detector decided.
+    var orientation: DeviceOrientation?
+    /// The screen's tilt, classified anew.
+    var tilt: ScreenTilt?
+    /// The display sensor is now read at this rest rate (`.some(nil)`: at the sampling rate).
+    var restRate: Double??
+    /// The hinge detector's decisions, in order.
+    var hinge: [HingeEvent] = []
 }
 
 /// Every decision of the daemon, as a value: its state and sequence numbers, the listeners and the
 /// topics each wants, claims on the sensor and their linger, the system resolver session and every
 /// listener's own (``ResolverSessions``).
 ///
-/// Inputs come in as method calls (a client's request, a detected device orientation, a sensor
+/// Inputs come in as method calls (a client's request, what a sensor's reading decided, a sensor
 /// event, the linger's timer firing, a new configuration), each with the time it happened where
 /// events need one; each returns the ``HubAction``s the shell (``OrientationHub``) performs. No
 /// clock, no I/O and no JSON: front ends turn their wire format into ``ClientRequest``s and the
@@ -359,19 +374,6 @@ struct HubStateMachine {
         return takeOutput()
     }
 
-    /// The detector classified the screen's tilt anew: the state's `tilt` follows, without an event
-    /// of its own (the bus serves it as AccelerometerTilt; socket clients read it in the state).
-    mutating func tiltDetected(_ tilt: ScreenTilt) {
-        state.tilt = tilt
-    }
-
-    /// The pace the sensor is read at changed (``SamplingPace``): the state's `rate` follows, without
-    /// an event (clients read it with `get`).
-    mutating func paceChanged(restRate: Double?) {
-        self.restRate = restRate
-        updateRate()
-    }
-
     /// The sensor is gone (removed, unreachable, or its input ended): detection starts afresh with
     /// the next one, so the orientation is unknown until it decides again.
     mutating func sensorLost(at time: Double) -> [HubAction] {
@@ -403,28 +405,37 @@ struct HubStateMachine {
         return takeOutput()
     }
 
-    /// The detector decided a device orientation.
-    mutating func deviceDetected(_ orientation: DeviceOrientation, at time: Double) -> [HubAction] {
-        deviceChanged(to: orientation, at: time)
-        return takeOutput()
-    }
-
-    /// The hinge detector reported a new angle (nil: not observable now).
-    mutating func hingeDetected(_ angle: Double?, at time: Double) -> [HubAction] {
-        guard angle != state.hinge else { return [] }
-        let from = state.hinge
-        state.hinge = angle
-        publish(.hinge(from: from, to: angle), at: time)
-        return takeOutput()
-    }
-
-    /// The hinge detector decided a mode; in laptop mode the sessions may stop following the
-    /// display (``ConvertibleRotation``).
-    mutating func modeDetected(_ mode: DeviceMode, at time: Double) -> [HubAction] {
-        guard mode != state.mode else { return [] }
-        let from = state.mode
-        state.mode = mode
-        publish(.mode(from: from, to: mode), at: time)
+    /// What one reading decided, as one input: the display's orientation, its screen tilt (the
+    /// state's `tilt`, served on the bus as AccelerometerTilt, no event of its own), the rest rate
+    /// it is now read at (the state's `rate`, no event either), and the hinge's angle and mode.
+    /// One input, so the front ends follow what one sample changed once (docs/architecture.md), and
+    /// the interface follows the device and the mode together: a turn and a fold in one reading are
+    /// one interface change at most.
+    mutating func detected(_ detected: SensorDecision, at time: Double) -> [HubAction] {
+        if let tilt = detected.tilt { state.tilt = tilt }
+        if let restRate = detected.restRate {
+            self.restRate = restRate
+            updateRate()
+        }
+        if let orientation = detected.orientation { setDevice(orientation, at: time) }
+        for event in detected.hinge {
+            switch event {
+            case .angle(let angle):
+                // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
+                let angle = angle.map { ($0 * 10).rounded() / 10 }
+                guard angle != state.hinge else { continue }
+                let from = state.hinge
+                state.hinge = angle
+                publish(.hinge(from: from, to: angle), at: time)
+            case .mode(let mode):
+                // In laptop mode the sessions may stop following the display (``ConvertibleRotation``).
+                guard mode != state.mode else { continue }
+                let from = state.mode
+                state.mode = mode
+                output.append(.reportTabletMode(mode))
+                publish(.mode(from: from, to: mode), at: time)
+            }
+        }
         followDevice(at: time)
         return takeOutput()
     }
@@ -495,12 +506,17 @@ struct HubStateMachine {
     // MARK: - Orientation changes
 
     private mutating func deviceChanged(to orientation: DeviceOrientation, at time: Double) {
+        setDevice(orientation, at: time)
+        followDevice(at: time)
+    }
+
+    /// The device orientation and its event, without the sessions following it yet.
+    private mutating func setDevice(_ orientation: DeviceOrientation, at time: Double) {
         // A restarted detector (new parameters) decides afresh, possibly what clients already have.
         guard orientation != state.device else { return }
         let from = state.device
         state.device = orientation
         publish(.device(from: from, to: orientation), at: time)
-        followDevice(at: time)
     }
 
     /// Gives the resolver sessions the orientation they follow, when it changed.
@@ -544,6 +560,11 @@ struct HubStateMachine {
     mutating func reload(_ new: DaemonConfiguration, at time: Double) -> (actions: [HubAction], needsRestart: [String])
     {
         var restart: [String] = []
+        if new.detector != configuration.detector {
+            // The shell restarts the detector: its pace starts fast again.
+            restRate = nil
+            updateRate()
+        }
         if new.socketPath != configuration.socketPath { restart.append("socket path") }
         if new.socketMode != configuration.socketMode || new.socketGroup != configuration.socketGroup {
             restart.append("socket mode and group")

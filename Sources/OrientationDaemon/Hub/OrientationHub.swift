@@ -62,6 +62,11 @@ public final class OrientationHub: Sendable {
         var sensorMatrix: MountMatrix?
         /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
         var sensorRestPacing: String?
+        /// ``perform(_:)`` is carrying out a list: it must not be entered again.
+        var performing = false
+        /// Listeners whose connection closed while a list was carried out (a write that failed closes
+        /// the socket, and SwiftNIO reports that at once): disconnected after the list, in it.
+        var closedWhilePerforming: [ListenerID] = []
 
         init(machine: HubStateMachine) {
             self.machine = machine
@@ -174,6 +179,20 @@ public final class OrientationHub: Sendable {
             yield &state.sensorRestPacing
         }
     }
+    private var performing: Bool {
+        get { loopState.value.performing }
+        _modify {
+            let state = loopState.value
+            yield &state.performing
+        }
+    }
+    private var closedWhilePerforming: [ListenerID] {
+        get { loopState.value.closedWhilePerforming }
+        _modify {
+            let state = loopState.value
+            yield &state.closedWhilePerforming
+        }
+    }
 
     public init(
         eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
@@ -223,8 +242,15 @@ public final class OrientationHub: Sendable {
         return listener
     }
 
+    /// A front end's client left. While an action list is carried out (a publish whose write found
+    /// the client gone closes its socket, and SwiftNIO reports the close at once) it is noted and
+    /// handled at the end of that list instead of in a list of its own.
     func disconnect(_ listener: ListenerID) {
         eventLoop.preconditionInEventLoop()
+        if performing {
+            closedWhilePerforming.append(listener)
+            return
+        }
         perform(machine.disconnect(listener))
     }
 
@@ -238,11 +264,14 @@ public final class OrientationHub: Sendable {
 
     // MARK: - Sensor events
 
-    /// Handles an event the detection stage has already observed (on the sensor's thread), with the
-    /// device-orientation change and the screen tilt that produced.
-    func handle(_ event: SensorEvent, detected change: OrientationChange?, tilt: ScreenTilt? = nil) {
+    /// One event of the display sensor, with what the detection and hinge stages decided from it on
+    /// the sensor's thread: one input, one action list, so the bus follows one sample once.
+    func handle(
+        _ event: SensorEvent, detection: DetectionStage.Detection = .init(), hinge: HingeStage.Outcome = .init()
+    ) {
         eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
+        var actions: [HubAction] = []
         switch event {
         case .available(let description):
             if state.sensor == .absent || state.sensorName != description.identifier {
@@ -279,14 +308,13 @@ public final class OrientationHub: Sendable {
             sensorMatrix = description.mountMatrix
             sensorRestPacing = description.restPacing
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
-            perform(machine.sensorAvailable(name: description.identifier, rate: description.samplingFrequency, at: now))
+            actions = machine.sensorAvailable(
+                name: description.identifier, rate: description.samplingFrequency, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
-            perform(machine.sensorLost(at: now))
+            actions = machine.sensorLost(at: now)
         case .sample:
-            // The tilt first, so that the front ends follow both changes of one sample at once.
-            if let tilt { machine.tiltDetected(tilt) }
-            perform(change.map { machine.deviceDetected($0.to, at: now) } ?? [])
+            break
         case .fault(let fault):
             if faultLog.logFault(fault.kind, at: now) {
                 sensorLogger.warning(
@@ -296,17 +324,23 @@ public final class OrientationHub: Sendable {
                         "detail": "\(fault.detail)",
                     ])
             }
-            perform(machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now))
+            actions = machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now)
         case .recovered(let kind, let device):
             if faultLog.logRecovery(kind) {
                 sensorLogger.info(
                     "sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
-            perform(machine.sensorRecovered(kind, at: now))
+            actions = machine.sensorRecovered(kind, at: now)
         case .ended:
             sensorLogger.info("sensor input ended")
-            perform(machine.sensorLost(at: now))
+            actions = machine.sensorLost(at: now)
         }
+        if let gravity = detection.gravity { logGravityScale(gravity) }
+        if let rate = detection.readRate { logReadRate(rate) }
+        actions += hingeActions(
+            hinge, orientation: detection.change?.to, tilt: detection.tilt,
+            restRate: detection.readRate.map(\.restRate), at: now)
+        perform(actions)
     }
 
     /// An event of a light, proximity or compass source (on the loop).
@@ -350,11 +384,10 @@ public final class OrientationHub: Sendable {
         }
     }
 
-    /// The detection stage changed the rate the sensor is read at (it alone decides it).
-    func readRateChanged(_ rate: DetectionStage.ReadRate) {
-        eventLoop.preconditionInEventLoop()
+    /// The detection stage changed the rate the sensor is read at (it alone decides it): said in
+    /// the debug log.
+    private func logReadRate(_ rate: DetectionStage.ReadRate) {
         let restRate = rate.restRate
-        machine.paceChanged(restRate: restRate)
         if rate == .motionEvents {
             sensorLogger.debug(
                 """
@@ -374,8 +407,7 @@ public final class OrientationHub: Sendable {
 
     /// The detection stage measured gravity at rest far from 1 g and rescales the sensor's readings
     /// (``GravityScaleLearner``): said once per new factor, with what was measured.
-    func gravityScaleLearned(_ measurement: GravityScaleLearner.Measurement) {
-        eventLoop.preconditionInEventLoop()
+    private func logGravityScale(_ measurement: GravityScaleLearner.Measurement) {
         func rounded(_ value: Double, _ places: Double) -> Double { (value * places).rounded() / places }
         sensorLogger.notice(
             """
@@ -392,10 +424,11 @@ public final class OrientationHub: Sendable {
     func handleBase(_ event: SensorEvent, outcome: HingeStage.Outcome) {
         eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
+        var restRate: Double??
         switch event {
         case .available(let description):
             basePresent = true
-            holdDisplayPace()
+            restRate = holdDisplayPace()
             sensorLogger.info(
                 "base sensor available",
                 metadata: [
@@ -406,7 +439,7 @@ public final class OrientationHub: Sendable {
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
         case .unavailable(let reason):
             basePresent = false
-            holdDisplayPace()
+            restRate = holdDisplayPace()
             sensorLogger.notice(
                 "base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
         case .fault(let fault):
@@ -425,19 +458,22 @@ public final class OrientationHub: Sendable {
             }
         case .ended:
             basePresent = false
-            holdDisplayPace()
+            restRate = holdDisplayPace()
             sensorLogger.info("base sensor input ended")
         case .sample:
             break
         }
-        hingeChanged(outcome, at: now)
+        perform(hingeActions(outcome, restRate: restRate, at: now))
     }
 
     /// The hinge angle compares each display reading with the base's and forgets one older than
     /// 0.5 s: while the base is present and sampled, the display is not slowed to the rest pace.
     /// (Only then: `--base-sensor auto` watches for a base on every device, most of which have none.)
-    private func holdDisplayPace() {
-        if let rate = detection.holdFast(basePresent && machine.sampling.contains(.base)) { readRateChanged(rate) }
+    /// Returns the rest rate for the machine when the read rate changed.
+    private func holdDisplayPace() -> Double?? {
+        guard let rate = detection.holdFast(basePresent && machine.sampling.contains(.base)) else { return nil }
+        logReadRate(rate)
+        return .some(rate.restRate)
     }
 
     /// The lid switch changed (nil: it became unreadable).
@@ -452,20 +488,23 @@ public final class OrientationHub: Sendable {
         eventLoop.preconditionInEventLoop()
         sensorLogger.warning(
             "hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
-        hingeChanged(outcome)
+        perform(hingeActions(outcome, at: MonotonicClock.now()))
     }
 
-    /// Publishes what the hinge stage decided.
-    func hingeChanged(_ outcome: HingeStage.Outcome, at now: Double = MonotonicClock.now()) {
+    /// Publishes what the hinge stage decided from a reading of the hinge-angle sensor.
+    func hingeChanged(_ outcome: HingeStage.Outcome) {
         eventLoop.preconditionInEventLoop()
-        perform(hingeActions(outcome, at: now))
+        perform(hingeActions(outcome, at: MonotonicClock.now()))
     }
 
-    /// What the hinge stage's decisions change: the machine decides (and logs), the actions are
-    /// returned, so that ``perform(_:)`` takes those of a sensor it stopped into its own list
-    /// instead of calling itself.
-    private func hingeActions(_ outcome: HingeStage.Outcome, at now: Double) -> [HubAction] {
-        var actions: [HubAction] = []
+    /// What a sensor's reading decided, as the machine's one input (``HubStateMachine/detected(_:at:)``):
+    /// the hinge stage's outcome logged, the machine's actions returned, so that ``perform(_:)``
+    /// takes those of a sensor it stopped into its own list instead of calling itself.
+    private func hingeActions(
+        _ outcome: HingeStage.Outcome, orientation: DeviceOrientation? = nil, tilt: ScreenTilt? = nil,
+        restRate: Double?? = nil, at now: Double
+    ) -> [HubAction] {
+        var hingeAngle = state.hinge
         for event in outcome.events {
             switch event {
             case .angle(let angle):
@@ -477,21 +516,20 @@ public final class OrientationHub: Sendable {
                     } else {
                         sensorLogger.debug("hinge angle unknown: \(loss.reason)")
                     }
-                } else if angle != nil, state.hinge == nil {
+                } else if angle != nil, hingeAngle == nil {
                     sensorLogger.debug("hinge angle known again")
                 }
-                // Tenths of a degree: the sensors' bias alone is about a degree (docs/convertibles.md).
-                let wasKnown = state.hinge != nil
-                actions += machine.hingeDetected(angle.map { ($0 * 10).rounded() / 10 }, at: now)
-                if !wasKnown, state.hinge != nil { armHingeCheck() }
+                hingeAngle = angle
             case .mode(let mode):
                 sensorLogger.info(
                     "mode \(mode.rawValue)",
-                    metadata: ["hinge": "\(state.hinge.map { String(Int($0.rounded())) } ?? "unknown")"])
-                actions += machine.modeDetected(mode, at: now)
-                tabletModeReporter?.modeChanged(mode)
+                    metadata: ["hinge": "\(hingeAngle.map { String(Int($0.rounded())) } ?? "unknown")"])
             }
         }
+        let wasKnown = state.hinge != nil
+        let actions = machine.detected(
+            SensorDecision(orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events), at: now)
+        if !wasKnown, state.hinge != nil { armHingeCheck() }
         return actions
     }
 
@@ -509,7 +547,9 @@ public final class OrientationHub: Sendable {
         eventLoop.preconditionInEventLoop()
         guard machine.isSampling else { return }
         let now = MonotonicClock.now()
-        if let change = detection.advance(to: now) { perform(machine.deviceDetected(change.to, at: now)) }
+        if let change = detection.advance(to: now) {
+            perform(machine.detected(SensorDecision(orientation: change.to), at: now))
+        }
         armSilenceAlarm()
     }
 
@@ -539,8 +579,7 @@ public final class OrientationHub: Sendable {
     func reload(_ new: DaemonConfiguration) -> [String] {
         eventLoop.preconditionInEventLoop()
         if new.detector != configuration.detector {
-            detection.restart(configuration: new.detector)
-            machine.paceChanged(restRate: nil)  // the pace starts fast again with the detector
+            detection.restart(configuration: new.detector)  // the machine's pace starts fast again with it
             logger.notice("detector parameters changed: detection starts afresh")
         }
         if new.hinge != configuration.hinge, let hinge {
@@ -580,12 +619,26 @@ public final class OrientationHub: Sendable {
 
     // MARK: - Actions
 
-    /// Carries out the machine's actions in order. One list: an action whose effect brings more
-    /// (a stopped sensor's hinge outcome) appends them here rather than calling back into this.
+    /// Carries out the machine's actions in order. One list: an action whose effect brings more (a
+    /// stopped sensor's hinge outcome, a client whose socket closed when written to) appends them
+    /// here rather than calling back into this, which would publish from the middle of a list. A
+    /// nested call traps in debug builds.
     private func perform(_ actions: [HubAction]) {
-        defer { sensorProxy?.follow(state) }  // the bus's one door: after what changed, once
+        assert(!performing, "OrientationHub.perform entered again from one of its actions")
+        performing = true
+        defer {
+            sensorProxy?.follow(state)  // the bus's one door: after what changed, once
+            performing = false
+        }
         var pending = actions[...]
-        while let action = pending.popFirst() {
+        while true {
+            guard let action = pending.popFirst() else {
+                guard !closedWhilePerforming.isEmpty else { break }
+                let closed = closedWhilePerforming
+                closedWhilePerforming.removeAll()
+                for listener in closed { pending += machine.disconnect(listener) }
+                continue
+            }
             switch action {
             case .startSampling(.display):
                 detection.samplingStarts()
@@ -597,7 +650,9 @@ public final class OrientationHub: Sendable {
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
                 logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
-                holdDisplayPace()
+                if let restRate = holdDisplayPace() {
+                    pending += machine.detected(SensorDecision(restRate: restRate), at: MonotonicClock.now())
+                }
                 armHingeCheck()
             case .scheduleStop(let seconds):
                 stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
@@ -618,13 +673,11 @@ public final class OrientationHub: Sendable {
             case .stopSampling(.base):
                 baseSource?.stopSampling()
                 hingeAngleSensor?.stopSampling()
-                holdDisplayPace()
+                let restRate = holdDisplayPace()
                 logger.info("no claims on the hinge left: base sensor sampling stops")
-                if let hinge {
-                    pending += hingeActions(hinge.forget(.base), at: MonotonicClock.now())
-                    if hingeAngleSensor != nil {
-                        pending += hingeActions(hinge.forgetMeasured(), at: MonotonicClock.now())
-                    }
+                pending += hingeActions(hinge?.forget(.base) ?? .init(), restRate: restRate, at: MonotonicClock.now())
+                if let hinge, hingeAngleSensor != nil {
+                    pending += hingeActions(hinge.forgetMeasured(), at: MonotonicClock.now())
                 }
             case .startSampling(.kind(let kind)):
                 kindSources[kind]?.startSampling()
@@ -640,6 +693,8 @@ public final class OrientationHub: Sendable {
                 reportStatus()
             case .systemSessionRejected(let action, let error):
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
+            case .reportTabletMode(let mode):
+                tabletModeReporter?.modeChanged(mode)
             }
         }
     }

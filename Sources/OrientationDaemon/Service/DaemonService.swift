@@ -278,10 +278,7 @@ public final class OrientationDaemonService: Sendable {
             if let deadline = detected.silenceDeadline { silenceAlarm.set(at: deadline) }
             if case .sample = event, !detected.isNews, !hinged.isNews { return }
             loop.execute {
-                hub.handle(event, detected: detected.change, tilt: detected.tilt)
-                if let gravity = detected.gravity { hub.gravityScaleLearned(gravity) }
-                if hinged.isNews { hub.hingeChanged(hinged) }
-                if let rate = detected.readRate { hub.readRateChanged(rate) }
+                hub.handle(event, detection: detected, hinge: hinged)
                 firstEventSeen.yield()
                 firstEventSeen.finish()
             }

@@ -7,8 +7,9 @@ import Testing
 
 @testable import OrientationDaemon
 
-/// A source that only says it is there: the tests hand the hub the events themselves.
-private final class SilentSource: AccelerometerSource, @unchecked Sendable {
+/// A source that only says it is there: the tests hand the hub the events themselves (here and in
+/// the socket front end's tests).
+final class SilentSource: AccelerometerSource, @unchecked Sendable {
     let outlet = SensorEventOutlet()
     func start() {}
     func startSampling() {}
@@ -26,10 +27,16 @@ struct SensorProxyFrontEndTests {
     let commands = NIOLockedValueBox<[SystemBusCommand]>([])
 
     init() {
+        self.init(convertible: false)
+    }
+
+    /// A convertible's hub has a base sensor too (the hinge and the mode).
+    init(convertible: Bool) {
         var configuration = DaemonConfiguration()
         configuration.socketPath = "/nonexistent/orientd.sock"
         hub = OrientationHub(
-            eventLoop: loop, configuration: configuration, source: SilentSource(), serverName: "orientd test")
+            eventLoop: loop, configuration: configuration, source: SilentSource(),
+            baseSource: convertible ? SilentSource() : nil, serverName: "orientd test")
         let commands = self.commands
         frontEnd = SensorProxyFrontEnd(
             hub: hub, checksPolkit: false,
@@ -38,7 +45,7 @@ struct SensorProxyFrontEndTests {
             })
         hub.sensorProxy = frontEnd
         frontEnd.start()
-        hub.handle(.available(SensorDescription(identifier: "iio:device0", name: "test")), detected: nil)
+        hub.handle(.available(SensorDescription(identifier: "iio:device0", name: "test")))
         frontEnd.handle(.call(BusCall(id: 1, sender: ":1.7", method: .claimAccelerometer)))
         commands.withLockedValue { $0 = [] }
     }
@@ -52,7 +59,9 @@ struct SensorProxyFrontEndTests {
     @Test("a sample that turns the device and changes its tilt is one PropertiesChanged with both")
     func oneSignalPerSample() {
         let sample = SensorEvent.sample(SensorSample(time: 1, reading: Vector3(-9.81, 0, 0)))
-        hub.handle(sample, detected: OrientationChange(time: 1, from: .unknown, to: .landscapeLeft), tilt: .tiltedUp)
+        hub.handle(
+            sample,
+            detection: .init(change: OrientationChange(time: 1, from: .unknown, to: .landscapeLeft), tilt: .tiltedUp))
         let signals = signalsTo(":1.7")
         #expect(signals.count == 1, "\(signals)")
         #expect(
@@ -64,8 +73,32 @@ struct SensorProxyFrontEndTests {
     @Test("a tilt alone is one PropertiesChanged, and the same tilt again is none")
     func tiltAlone() {
         let sample = SensorEvent.sample(SensorSample(time: 1, reading: Vector3(0, -9.81, 0)))
-        hub.handle(sample, detected: nil, tilt: .vertical)
-        hub.handle(sample, detected: nil, tilt: .vertical)
+        hub.handle(sample, detection: .init(tilt: .vertical))
+        hub.handle(sample, detection: .init(tilt: .vertical))
         #expect(signalsTo(":1.7").count == 1)
+    }
+
+    @Test(
+        """
+        on a convertible, a sample whose tilt changes while the hinge stage puts it in laptop mode (the \
+        orientation claimants read becomes normal) is one PropertiesChanged with both
+        """
+    )
+    func oneSignalPerConvertibleSample() {
+        let test = SensorProxyFrontEndTests(convertible: true)
+        let turned = SensorEvent.sample(SensorSample(time: 1, reading: Vector3(-9.81, 0, 0)))
+        test.hub.handle(
+            turned, detection: .init(change: OrientationChange(time: 1, from: .unknown, to: .landscapeLeft)),
+            hinge: HingeStage.Outcome(events: [.angle(300), .mode(.tablet)]))
+        test.commands.withLockedValue { $0 = [] }
+        let folded = SensorEvent.sample(SensorSample(time: 2, reading: Vector3(-9.5, 0, -2.4)))
+        test.hub.handle(
+            folded, detection: .init(tilt: .tiltedUp), hinge: HingeStage.Outcome(events: [.angle(120), .mode(.laptop)]))
+        let signals = test.signalsTo(":1.7")
+        #expect(signals.count == 1, "\(signals)")
+        #expect(
+            signals.first.map { $0.isSuperset(of: .init("AccelerometerOrientation", "AccelerometerTilt")) } == true,
+            "\(signals)")
+        #expect(test.hub.state.mode == .laptop && test.hub.state.tilt == .tiltedUp)
     }
 }

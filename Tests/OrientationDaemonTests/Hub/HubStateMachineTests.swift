@@ -125,14 +125,18 @@ struct HubStateMachineTests {
         )
         _ = try Self.ok(&hub, .subscribe([.device]), from: other)
         let seq = hub.seq
-        let angle = Self.publishes(hub.hingeDetected(187.5, at: 1))
+        let angle = Self.publishes(hub.detected(SensorDecision(hinge: [.angle(187.5)]), at: 1))
         #expect(angle.count == 1 && angle[0].to == [convertible])
         #expect(angle[0].event.payload == .hinge(from: nil, to: 187.5) && angle[0].event.seq == seq + 1)
-        #expect(hub.hingeDetected(187.5, at: 1.1).isEmpty, "no change, no event")
-        let mode = Self.publishes(hub.modeDetected(.tablet, at: 2))
+        #expect(hub.detected(SensorDecision(hinge: [.angle(187.5)]), at: 1.1).isEmpty, "no change, no event")
+        let modeActions = hub.detected(SensorDecision(hinge: [.mode(.tablet)]), at: 2)
+        #expect(modeActions.contains(.reportTabletMode(.tablet)), "libinput's switch hears the mode as an action")
+        let mode = Self.publishes(modeActions)
         #expect(
             mode.count == 1 && mode[0].event.payload == .mode(from: nil, to: .tablet) && mode[0].to == [convertible])
-        #expect(Self.publishes(hub.hingeDetected(nil, at: 3)).first?.event.payload == .hinge(from: 187.5, to: nil))
+        #expect(
+            Self.publishes(hub.detected(SensorDecision(hinge: [.angle(nil)]), at: 3)).first?.event.payload
+                == .hinge(from: 187.5, to: nil))
         #expect(hub.state.hinge == nil && hub.state.mode == .tablet)
         let reply = try Self.ok(&hub, .get, from: other).reply
         guard case .snapshot(_, let state) = reply else {
@@ -181,20 +185,21 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         let a = try Self.connect(&hub)
         _ = try Self.ok(&hub, .subscribe([.device, .interface, .mode]), from: a)
-        _ = hub.deviceDetected(.landscapeLeft, at: 1)
+        _ = hub.detected(SensorDecision(orientation: .landscapeLeft), at: 1)
         #expect(
             hub.state.interface == .landscapeRight,
             "no mode known: the display decides (UIKit: device left → interface right)")
-        let laptop = Self.publishes(hub.modeDetected(.laptop, at: 2)).map(\.event.payload)
+        let laptop = Self.publishes(hub.detected(SensorDecision(hinge: [.mode(.laptop)]), at: 2)).map(\.event.payload)
         #expect(
             laptop.first == .mode(from: nil, to: .laptop)
                 && Self.interfaceChanges(laptop) == [[.landscapeRight, .portrait]])
         #expect(hub.state.device == .landscapeLeft, "the device topic keeps saying what the display sensor reads")
         // Tilting the lid changes the device orientation and nothing else.
         #expect(
-            Self.publishes(hub.deviceDetected(.portraitUpsideDown, at: 3)).map(\.event.payload) == [
-                .device(from: .landscapeLeft, to: .portraitUpsideDown)
-            ])
+            Self.publishes(hub.detected(SensorDecision(orientation: .portraitUpsideDown), at: 3)).map(\.event.payload)
+                == [
+                    .device(from: .landscapeLeft, to: .portraitUpsideDown)
+                ])
         // A session opened in laptop mode starts at the natural orientation.
         guard case .sessionChange(let session, _) = try Self.ok(&hub, .openSession(initial: nil), from: a).reply else {
             Issue.record("no session")
@@ -202,13 +207,13 @@ struct HubStateMachineTests {
         }
         #expect(session.effectiveDevice == .portrait && session.interface == .portrait)
         // Tent: tablet mode, display upside down: the interface turns 180°, the session too.
-        let tent = hub.modeDetected(.tablet, at: 4)
+        let tent = hub.detected(SensorDecision(hinge: [.mode(.tablet)]), at: 4)
         #expect(Self.interfaceChanges(Self.publishes(tent).map(\.event.payload)) == [[.portrait, .portraitUpsideDown]])
         #expect(!Self.sends(tent).isEmpty, "the session hears the new device orientation")
         // Rotation by mode off: laptop mode follows the display too.
         var configuration = hub.configuration
         configuration.laptopKeepsNormal = false
-        _ = hub.modeDetected(.laptop, at: 5)
+        _ = hub.detected(SensorDecision(hinge: [.mode(.laptop)]), at: 5)
         #expect(hub.state.interface == .portrait)
         _ = hub.reload(configuration, at: 6)
         #expect(hub.state.interface == .portraitUpsideDown)
@@ -279,7 +284,7 @@ struct HubStateMachineTests {
         _ = try Self.ok(&hub, .subscribe([.device]), from: device)
         _ = try Self.ok(&hub, .subscribe([.lock]), from: lock)
         let before = hub.seq
-        let turned = Self.publishes(hub.deviceDetected(.landscapeLeft, at: 7))
+        let turned = Self.publishes(hub.detected(SensorDecision(orientation: .landscapeLeft), at: 7))
         // The device changed, and the system session (a pad, all orientations) followed it.
         #expect(turned.map(\.event.topic) == [.device, .interface])
         #expect(turned.map(\.event.seq) == [before + 1, before + 2])
@@ -288,7 +293,7 @@ struct HubStateMachineTests {
         #expect(
             turned[1].event.state.interface == .landscapeRight, "device landscapeLeft shows interface landscapeRight")
         // The same orientation again is not a change.
-        #expect(hub.deviceDetected(.landscapeLeft, at: 8).isEmpty)
+        #expect(hub.detected(SensorDecision(orientation: .landscapeLeft), at: 8).isEmpty)
         let locked = try Self.ok(&hub, .lock(true), from: root)
         #expect(Self.publishes(locked.actions).map(\.event.payload) == [.lock(true)])
         #expect(Self.publishes(locked.actions).first?.to == [lock])
@@ -309,7 +314,7 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         _ = hub.sensorAvailable(name: "iio:device0", at: 0)
         #expect(hub.state.sensor == .idle && hub.state.sensorName == "iio:device0")
-        _ = hub.deviceDetected(.portrait, at: 1)
+        _ = hub.detected(SensorDecision(orientation: .portrait), at: 1)
         func fault(_ kind: SensorFault.Kind) -> SensorFault {
             SensorFault(kind: kind, device: "iio:device0", detail: "why \(kind)")
         }
@@ -355,7 +360,7 @@ struct HubStateMachineTests {
     func sessions() throws {
         var hub = Self.machine()
         let owner = try Self.connect(&hub), root = try Self.connect(&hub, privileged: true)
-        _ = hub.deviceDetected(.landscapeLeft, at: 0)
+        _ = hub.detected(SensorDecision(orientation: .landscapeLeft), at: 0)
         let opened = try Self.ok(&hub, .openSession(initial: nil), from: owner)
         guard case .sessionChange(let snapshot, let change) = opened.reply else {
             Issue.record("\(opened.reply)")
@@ -365,7 +370,7 @@ struct HubStateMachineTests {
         #expect(change?.cause == "launch")
         #expect(hub.hasSession(owner))
         // The device turns: the session follows, and only its owner hears it, with the daemon's seq.
-        let turned = hub.deviceDetected(.portrait, at: 1)
+        let turned = hub.detected(SensorDecision(orientation: .portrait), at: 1)
         let heard = Self.sends(turned)
         #expect(heard.map(\.to) == [owner])
         #expect(heard.first?.event.seq == hub.seq)
@@ -376,7 +381,7 @@ struct HubStateMachineTests {
         #expect(sessionChange.to == .portrait)
         // The lock pins the session where it is (a pad pins the current orientation, R-LOCK-1).
         _ = try Self.ok(&hub, .lock(true), from: root)
-        _ = hub.deviceDetected(.landscapeRight, at: 2)
+        _ = hub.detected(SensorDecision(orientation: .landscapeRight), at: 2)
         #expect(
             try Self.ok(&hub, .getSession, from: owner).reply
                 == .session(
@@ -401,9 +406,9 @@ struct HubStateMachineTests {
     func sessionJoinsTheLock() throws {
         var hub = Self.machine()
         let root = try Self.connect(&hub, privileged: true)
-        _ = hub.deviceDetected(.portrait, at: 0)
+        _ = hub.detected(SensorDecision(orientation: .portrait), at: 0)
         _ = try Self.ok(&hub, .lock(true), from: root)
-        _ = hub.deviceDetected(.landscapeLeft, at: 1)
+        _ = hub.detected(SensorDecision(orientation: .landscapeLeft), at: 1)
         let initial = ResolverState(
             profile: .ios16, idiom: .pad, physicalDevice: .unknown, interface: .portraitUpsideDown, root: .scene("A"))
         let opened = try Self.ok(&hub, .openSession(initial: initial), from: root)
@@ -460,7 +465,7 @@ struct HubStateMachineTests {
             profile: .ios16, idiom: .pad, infoPlistMask: .portrait, physicalDevice: .unknown,
             interface: .portrait, root: .scene("A", supported: .landscape))
         _ = try Self.ok(&hub, .openSession(initial: initial), from: owner)
-        let heard = Self.sends(hub.deviceDetected(.landscapeLeft, at: 0))
+        let heard = Self.sends(hub.detected(SensorDecision(orientation: .landscapeLeft), at: 0))
         guard case .sessionRejected(let error)? = heard.first?.event.payload else {
             Issue.record("\(heard)")
             return
@@ -472,7 +477,7 @@ struct HubStateMachineTests {
     @Test("a new mask re-evaluates the system session; socket settings wait for a restart")
     func reload() throws {
         var hub = Self.machine()
-        _ = hub.deviceDetected(.landscapeLeft, at: 0)
+        _ = hub.detected(SensorDecision(orientation: .landscapeLeft), at: 0)
         #expect(hub.state.interface == .landscapeRight)
         var new = hub.configuration
         new.supportedOrientations = .portrait
@@ -495,6 +500,32 @@ struct HubStateMachineTests {
         #expect(hub.disconnect(a).isEmpty, "a second disconnect is nothing")
     }
 
+    @Test("one reading's decision is one input: orientation, tilt, rate, hinge angle and mode in one action list")
+    func oneDecision() throws {
+        var hub = HubStateMachine(configuration: DaemonConfiguration(), hasBaseSensor: true)
+        let client = try Self.connect(&hub)
+        _ = hub.sensorAvailable(name: "iio:device0", rate: 25, at: 0)
+        _ = try Self.ok(&hub, .subscribe([.device, .hinge, .mode]), from: client)
+        let actions = hub.detected(
+            SensorDecision(
+                orientation: .landscapeLeft, tilt: .tiltedUp, restRate: .some(4),
+                hinge: [.angle(123.44), .mode(.laptop)]),
+            at: 1)
+        #expect(
+            Self.publishes(actions).map(\.event.payload) == [
+                .device(from: .unknown, to: .landscapeLeft), .hinge(from: nil, to: 123.4),
+                .mode(from: nil, to: .laptop),
+            ])
+        #expect(actions.filter { $0 == .reportTabletMode(.laptop) }.count == 1)
+        #expect(hub.state.tilt == .tiltedUp && hub.state.rate == 4 && hub.state.hinge == 123.4)
+        #expect(hub.detected(SensorDecision(hinge: [.mode(.laptop)]), at: 2).isEmpty, "the same mode again: nothing")
+        // New detector parameters restart detection: its pace starts at the sampling rate again.
+        var configuration = hub.configuration
+        configuration.detector.settleTime += 0.01
+        _ = hub.reload(configuration, at: 3)
+        #expect(hub.state.rate == 25)
+    }
+
     @Test("the state's rate: the sensor's while sampling, the rest rate while the device rests, null when not read")
     func rate() throws {
         var hub = Self.machine()
@@ -503,11 +534,11 @@ struct HubStateMachineTests {
         let client = try Self.connect(&hub)
         _ = try Self.ok(&hub, .subscribe([.device]), from: client)
         #expect(hub.state.rate == 25)
-        hub.paceChanged(restRate: 2)
+        _ = hub.detected(SensorDecision(restRate: .some(2)), at: 0)
         #expect(hub.state.rate == 2)
-        hub.paceChanged(restRate: nil)
+        _ = hub.detected(SensorDecision(restRate: .some(nil)), at: 0)
         #expect(hub.state.rate == 25)
-        hub.paceChanged(restRate: 2)
+        _ = hub.detected(SensorDecision(restRate: .some(2)), at: 0)
         _ = try Self.ok(&hub, .unsubscribe([.device]), from: client)
         _ = hub.scheduledStopDue(at: 5)
         #expect(hub.state.rate == nil)
