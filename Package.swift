@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "OrientationDaemonTests",
             dependencies: [
-                "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore", "SensorIO",
+                "OrientationDaemon", "OrientationProtocol", "OrientationCore", "SensorCore",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(

@@ -1,9 +1,10 @@
+import Foundation
 import OrientationCore
 import Testing
 
 @testable import SensorIO
 
-/// The driver table (probing needs udev: the integration tests' umockdev testbeds do that).
+/// The driver table (each probe is tried in DriverProbeTests; on udev, in the umockdev testbeds).
 @Suite("Driver table")
 struct DriverTableTests {
     @Test("one driver per family, in the order their devices are chosen within a target")
@@ -33,5 +34,23 @@ struct DriverTableTests {
     func deviceOrder() {
         let names = ["iio:device10", "trigger0", "iio:device2", "event3"]
         #expect(SensorDrivers.walkOrder(names, name: { $0 }) == ["iio:device2", "iio:device10", "trigger0", "event3"])
+    }
+
+    @Test("the udev rule tags exactly what the drivers probe for (systemd/60-orientd.rules, its driver-table lines)")
+    func udevRule() throws {
+        let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../systemd/60-orientd.rules").standardized
+        let lines = try String(contentsOf: rules, encoding: .utf8).split(separator: "\n").map(String.init)
+        let begin = try #require(lines.firstIndex(of: "# driver table: begin"), "\(rules.path) has no begin marker")
+        let end = try #require(lines.firstIndex(of: "# driver table: end"), "\(rules.path) has no end marker")
+        let expected = SensorDrivers.udevRuleSection
+        #expect(
+            Array(lines[(begin + 1)..<end]) == expected,
+            """
+            \(rules.path) differs from the driver table; between its markers it should read:
+            \(expected.joined(separator: "\n"))
+            """)
+        // The light driver's processed clear channels start the service too (they once did not).
+        #expect(expected.contains(#"TEST=="in_intensity_clear_input", ENV{ORIENTD_SENSOR}+="light""#))
     }
 }

@@ -68,7 +68,7 @@ public enum KindDiscovery {
     /// a trigger it cannot be read, and says so. `unit` names the reading's unit in the description,
     /// `lightUnit` is the state's unit of a light sensor.
     static func bufferedChannel(
-        _ device: UdevDevice, kind: SensorKind, channel: String, unit: String, lightUnit: LightUnit?,
+        _ device: some SensorDevice, kind: SensorKind, channel: String, unit: String, lightUnit: LightUnit?,
         triggers: [String], conversion: any BufferConversion
     ) -> KindCandidate? {
         guard device.hasAttribute("scan_elements/in_\(channel)_en") else { return nil }

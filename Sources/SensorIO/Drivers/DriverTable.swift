@@ -33,16 +33,44 @@ struct DriverContext: Sendable {
     let triggers: [String]
 }
 
+/// What a probe reads of one device: udev's view of it (``UdevDevice``), as a protocol so that
+/// every probe can be tried on a dictionary of attributes (Tests/SensorIOTests/DriverProbeTests.swift).
+protocol SensorDevice {
+    associatedtype Parent: SensorDevice
+    /// `iio:device0`, `event3`.
+    var sysname: String { get }
+    var syspath: String { get }
+    var deviceNode: String? { get }
+    /// `iio`, `input`, `hwmon`…
+    var subsystem: String? { get }
+    /// The parent device (an `eventN` node's `inputN`).
+    var parent: Parent? { get }
+    /// A udev property (`ACCEL_MOUNT_MATRIX`), as set by rules and hwdb.
+    func property(_ name: String) -> String?
+    /// Whether the sysfs attribute exists (relative path), readable or not.
+    func hasAttribute(_ name: String) -> Bool
+    /// A sysfs attribute's text, trailing whitespace removed; nil when absent or unreadable.
+    func attribute(_ name: String) -> String?
+}
+
+extension UdevDevice: SensorDevice {}
+
 /// One family of sensor hardware, as an entry of iio-sensor-proxy's `drivers[]`: what it serves,
-/// which udev subsystems its devices are in (their hotplug may change what is chosen), and how to
-/// recognise one of its devices and read it. A driver decides from udev's view of one device only.
+/// which udev subsystems its devices are in (their hotplug may change what is chosen), how to
+/// recognise one of its devices and read it, and how the udev rule recognises them. A driver
+/// decides from udev's view of one device only.
 protocol SensorDriver: Sendable {
     /// `iio-poll-light`: iio-sensor-proxy's name where it has the driver, for `list-sensors` and the log.
     var name: String { get }
     var target: DriverTarget { get }
     var subsystems: [String] { get }
+    /// What marks one of its devices in the udev rule (systemd/60-orientd.rules), beyond its
+    /// subsystem: each entry one rule line's conditions (`TEST=="in_illuminance_input"`), any of which
+    /// tags the device `ORIENTD_SENSOR` and starts the service. Empty for a driver whose devices
+    /// start nothing alone (a hinge angle or a lid switch comes with accelerometers).
+    var udevConditions: [String] { get }
     /// The match when `device` is one of this driver's, nil otherwise.
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch?
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch?
 }
 
 /// The one table that discovery walks.
@@ -82,6 +110,31 @@ enum SensorDrivers {
                 driver.probe(device, context: context).map { (driver.name, $0) }
             }
         }
+    }
+
+    /// The udev rule's kind section (systemd/60-orientd.rules, between its `driver table` markers):
+    /// each driver's conditions tag its devices `ORIENTD_SENSOR` with what they serve; the IIO lines
+    /// come last, after the line that sends every other subsystem past them, because the rule's
+    /// next lines (the device node's group, the writable attributes) are for IIO devices only.
+    /// `DriverTableTests` holds the file to it, so a driver's probe and the rule cannot drift apart.
+    static var udevRuleSection: [String] {
+        func tag(_ driver: any SensorDriver) -> String {
+            switch driver.target {
+            case .accelerometer: "accelerometer"
+            case .kind(let kind): kind.rawValue
+            case .hingeAngle: "hinge"
+            case .lidSwitch: "lid"
+            }
+        }
+        let tagging = table.filter { !$0.udevConditions.isEmpty }
+        let others = tagging.filter { !$0.subsystems.contains("iio") }.flatMap { driver in
+            let subsystem = #"SUBSYSTEM=="\#(driver.subsystems.joined(separator: "|"))""#
+            return driver.udevConditions.map { #"\#(subsystem), \#($0), ENV{ORIENTD_SENSOR}+="\#(tag(driver))""# }
+        }
+        let iio = tagging.filter { $0.subsystems.contains("iio") }.flatMap { driver in
+            driver.udevConditions.map { #"\#($0), ENV{ORIENTD_SENSOR}+="\#(tag(driver))""# }
+        }
+        return others + [#"SUBSYSTEM!="iio", GOTO="orientd_kinds_end""#] + iio
     }
 
     /// `items` by IIO device number (the lowest first, as iio-sensor-proxy chooses), the others

@@ -7,8 +7,9 @@ struct HIDCompassDriver: SensorDriver {
     let name = "iio-buffer-compass"
     let target = DriverTarget.kind(.compass)
     let subsystems = ["iio"]
+    let udevConditions = [#"TEST=="scan_elements/in_rot_from_north_magnetic_tilt_comp_en""#]
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         KindDiscovery.bufferedChannel(
             device, kind: .compass, channel: "rot_from_north_magnetic_tilt_comp", unit: "°", lightUnit: nil,
             triggers: context.triggers, conversion: Conversion()

@@ -8,8 +8,10 @@ struct HingeAngleDriver: SensorDriver {
     let name = "iio-poll-hinge"
     let target = DriverTarget.hingeAngle
     let subsystems = ["iio"]
+    /// A hinge sensor comes with the accelerometers that start the service.
+    let udevConditions: [String] = []
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         guard device.sysname.hasPrefix("iio:device"),
             let channel = ["in_angl", "in_angl0"].first(where: { device.hasAttribute("\($0)_raw") })
         else { return nil }

@@ -7,16 +7,17 @@ struct HwmonLightDriver: SensorDriver {
     let name = "hwmon-als"
     let target = DriverTarget.kind(.light)
     let subsystems = ["hwmon", "platform"]
+    let udevConditions = [#"TEST=="light""#]
 
     /// applesmc's light is a cheap SMC read: 0.4 s answers a step within half a second (what the
     /// incumbent's test suite waits), where iio-sensor-proxy itself polls it every 8 s.
     static let applesmcInterval = 0.4
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         kindMatch(device).map(DriverMatch.kind)
     }
 
-    private func kindMatch(_ device: UdevDevice) -> KindCandidate? {
+    private func kindMatch(_ device: some SensorDevice) -> KindCandidate? {
         guard device.hasAttribute("light") else { return nil }
         let identifier = "\(device.subsystem ?? "hwmon"):\(device.sysname)"
         let description = KindSensorDescription(

@@ -8,8 +8,9 @@ struct IIOAccelerometerDriver: SensorDriver {
     let name = "iio-accel"
     let target = DriverTarget.accelerometer
     let subsystems = ["iio"]
+    let udevConditions = [#"TEST=="in_accel_x_raw""#, #"TEST=="scan_elements/in_accel_x_en""#]
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         let id = device.sysname
         guard id.hasPrefix("iio:device") else { return nil }
         let raw = AccelerometerDiscovery.axes.allSatisfy { device.hasAttribute("in_accel_\($0)_raw") }

@@ -7,8 +7,9 @@ struct IIOBufferLightDriver: SensorDriver {
     let name = "iio-buffer-als"
     let target = DriverTarget.kind(.light)
     let subsystems = ["iio"]
+    let udevConditions = [#"TEST=="scan_elements/in_intensity_both_en""#]
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         KindDiscovery.bufferedChannel(
             device, kind: .light, channel: "intensity_both", unit: "lux", lightUnit: .lux, triggers: context.triggers,
             conversion: Conversion()

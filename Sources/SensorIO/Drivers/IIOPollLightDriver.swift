@@ -7,6 +7,8 @@ struct IIOPollLightDriver: SensorDriver {
     let name = "iio-poll-als"
     let target = DriverTarget.kind(.light)
     let subsystems = ["iio"]
+    /// A processed or a raw light channel, as the probe looks for them.
+    let udevConditions = ["input", "raw"].flatMap { suffix in lightChannels.map { #"TEST=="\#($0)_\#(suffix)""# } }
 
     /// The light channels, in iio-sensor-proxy's order: a processed `_input` of any of them first,
     /// then a `_raw` one.
@@ -16,11 +18,11 @@ struct IIOPollLightDriver: SensorDriver {
     /// two wake-ups a second while a desktop holds the claim.
     static let defaultLightInterval = 0.5
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         kindMatch(device).map(DriverMatch.kind)
     }
 
-    private func kindMatch(_ device: UdevDevice) -> KindCandidate? {
+    private func kindMatch(_ device: some SensorDevice) -> KindCandidate? {
         let name = device.attribute("name") ?? device.sysname
         func number(_ attribute: String) -> Double? {
             device.attribute(attribute).flatMap { Double($0) }.flatMap { $0.isFinite ? $0 : nil }

@@ -7,16 +7,20 @@ struct IIOPollProximityDriver: SensorDriver {
     let name = "iio-poll-proximity"
     let target = DriverTarget.kind(.proximity)
     let subsystems = ["iio"]
+    let udevConditions = Self.proximityFiles.map { #"TEST=="\#($0)""# }
+
+    /// The proximity channel, as the probe looks for it.
+    static let proximityFiles = ["in_proximity_raw", "in_proximity0_raw"]
 
     /// A phone reaching the ear must blank the screen before the cheek touches it.
     static let proximityInterval = 0.2
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         kindMatch(device).map(DriverMatch.kind)
     }
 
-    private func kindMatch(_ device: UdevDevice) -> KindCandidate? {
-        guard let file = ["in_proximity_raw", "in_proximity0_raw"].first(where: device.hasAttribute) else { return nil }
+    private func kindMatch(_ device: some SensorDevice) -> KindCandidate? {
+        guard let file = Self.proximityFiles.first(where: device.hasAttribute) else { return nil }
         let name = device.attribute("name") ?? device.sysname
         // systemd's hwdb (PROXIMITY_NEAR_LEVEL) first, then the driver's own attribute.
         let sources = [

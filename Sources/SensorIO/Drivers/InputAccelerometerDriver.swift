@@ -7,8 +7,9 @@ struct InputAccelerometerDriver: SensorDriver {
     let name = "input-accel"
     let target = DriverTarget.accelerometer
     let subsystems = ["input"]
+    let udevConditions = [#"KERNEL=="event*", ENV{ID_INPUT_ACCELEROMETER}=="1""#]
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         guard device.sysname.hasPrefix("event"), device.property("ID_INPUT_ACCELEROMETER") == "1",
             let node = device.deviceNode
         else { return nil }

@@ -14,8 +14,11 @@ struct LidSwitchDriver: SensorDriver {
     let name = "input-lid-switch"
     let target = DriverTarget.lidSwitch
     let subsystems = ["input"]
+    /// A lid switch alone is no reason to start (every laptop has one); its read ACL is the rule's
+    /// switch line.
+    let udevConditions: [String] = []
 
-    func probe(_ device: UdevDevice, context: DriverContext) -> DriverMatch? {
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         guard device.sysname.hasPrefix("event"), let parent = device.parent, let node = device.deviceNode,
             let bits = parent.attribute("capabilities/sw"),
             InputSwitches.hasBit(Int(InputEvent.lidSwitch), inBitmask: bits)
