@@ -71,6 +71,7 @@ check:
 	@scripts/ensure-deps --build
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	scripts/test/check-line-length
+	scripts/test/check-names
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 

@@ -2,8 +2,8 @@
 /// and the pure rules that turn its readings into published changes.
 ///
 /// The accelerometer has its own pipeline (detector, resolver, hinge); these kinds are values that
-/// are read and passed on. A kind is a case here, a case of ``SensorReading``, a source in
-/// `SensorIO/Kinds/`, and one row in each front end's table (socket topics, D-Bus properties).
+/// are read and passed on. A kind is a case here, a case of ``SensorReading``, a driver in
+/// `SensorIO/Drivers/`, and one row in each front end's table (socket topics, D-Bus properties).
 public enum SensorKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Ambient light: lux, or a vendor's unit (Apple's applesmc).
     case light
