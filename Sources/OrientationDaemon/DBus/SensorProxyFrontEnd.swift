@@ -46,61 +46,8 @@ final class SensorProxyFrontEnd: Sendable {
         var polkitAbsenceLogged = false
     }
 
-    private(set) var values: SensorProxyValues {
-        get { loopState.value.values }
-        _modify {
-            let state = loopState.value
-            yield &state.values
-        }
-    }
-
-    private var claimants: [String: Claimant] {
-        get { loopState.value.claimants }
-        _modify {
-            let state = loopState.value
-            yield &state.claimants
-        }
-    }
-
-    private var authorization: ClaimAuthorizationQueue {
-        get { loopState.value.authorization }
-        _modify {
-            let state = loopState.value
-            yield &state.authorization
-        }
-    }
-
-    private var refusals: RefusalLog {
-        get { loopState.value.refusals }
-        _modify {
-            let state = loopState.value
-            yield &state.refusals
-        }
-    }
-
-    private var waitingForValue: [BusCall] {
-        get { loopState.value.waitingForValue }
-        _modify {
-            let state = loopState.value
-            yield &state.waitingForValue
-        }
-    }
-
-    private var firstReplyTimer: Scheduled<Void>? {
-        get { loopState.value.firstReplyTimer }
-        _modify {
-            let state = loopState.value
-            yield &state.firstReplyTimer
-        }
-    }
-
-    private var polkitAbsenceLogged: Bool {
-        get { loopState.value.polkitAbsenceLogged }
-        _modify {
-            let state = loopState.value
-            yield &state.polkitAbsenceLogged
-        }
-    }
+    /// The one door to the loop's state: SwiftNIO checks that the caller is on the loop.
+    private var onLoop: LoopState { loopState.value }
 
     /// - Parameters:
     ///   - checksPolkit: `[dbus] polkit`: ask polkit about every claim and release.
@@ -114,32 +61,29 @@ final class SensorProxyFrontEnd: Sendable {
 
     /// Starts following the daemon's state (the bus serves the values from now on).
     func start() {
-        hub.eventLoop.preconditionInEventLoop()
         update(to: hub.state)
     }
 
     /// Every listener leaves the hub; calls still open are answered with an error.
     func stop() {
-        hub.eventLoop.preconditionInEventLoop()
-        firstReplyTimer?.cancel()
-        loopState.value.retryTimer?.cancel()
-        for call in waitingForValue + authorization.removeAll() {
+        onLoop.firstReplyTimer?.cancel()
+        onLoop.retryTimer?.cancel()
+        for call in onLoop.waitingForValue + onLoop.authorization.removeAll() {
             submit(
                 .fail(
                     call, name: "org.freedesktop.DBus.Error.Disconnected",
                     message: "orientd stops serving the system bus"))
         }
-        waitingForValue = []
-        for claimant in claimants.values { hub.disconnect(claimant.listener) }
-        claimants = [:]
+        onLoop.waitingForValue = []
+        for claimant in onLoop.claimants.values { hub.disconnect(claimant.listener) }
+        onLoop.claimants = [:]
     }
 
-    var claimantCount: Int { claimants.count }
+    var claimantCount: Int { onLoop.claimants.count }
 
     // MARK: - From the bus
 
     func handle(_ event: SystemBusEvent) {
-        hub.eventLoop.preconditionInEventLoop()
         switch event {
         case .call(let call):
             if isRepeatedClaim(call) {
@@ -147,23 +91,23 @@ final class SensorProxyFrontEnd: Sendable {
                 // asks nobody.
                 submit(.reply(call))
             } else if checksPolkit {
-                authorization.enqueue(call)
+                onLoop.authorization.enqueue(call)
                 startChecks()
             } else {
                 perform(call)
             }
         case .authorization(let call, let answer):
-            guard authorization.isChecking(call) else { return }
+            guard onLoop.authorization.isChecking(call) else { return }
             authorize(call, answer)
             startChecks()
         case .nameVanished(let name):
             // Its unanswered calls go too, or the bus thread would keep their messages for good.
-            for call in authorization.remove(name) { submit(.forget(call)) }
-            for call in waitingForValue where call.sender == name { submit(.forget(call)) }
-            waitingForValue.removeAll { $0.sender == name }
-            for line in refusals.left(name) { logRefusals(line, leaving: true) }
+            for call in onLoop.authorization.remove(name) { submit(.forget(call)) }
+            for call in onLoop.waitingForValue where call.sender == name { submit(.forget(call)) }
+            onLoop.waitingForValue.removeAll { $0.sender == name }
+            for line in onLoop.refusals.left(name) { logRefusals(line, leaving: true) }
             startChecks()
-            if let claimant = claimants.removeValue(forKey: name) {
+            if let claimant = onLoop.claimants.removeValue(forKey: name) {
                 hub.disconnect(claimant.listener)
                 logger.debug("claimant left the bus", metadata: ["dbus.name": "\(name)"])
             }
@@ -175,13 +119,13 @@ final class SensorProxyFrontEnd: Sendable {
     /// The checks that may start now (a free place, a caller's turn), and a timer for the next
     /// retry if a caller waits for one.
     private func startChecks() {
-        for call in authorization.callsToCheck(at: MonotonicClock.now()) {
+        for call in onLoop.authorization.callsToCheck(at: MonotonicClock.now()) {
             submit(.authorize(call, action: Self.claimAction))
         }
-        let state = loopState.value
+        let state = onLoop
         state.retryTimer?.cancel()
         state.retryTimer = nil
-        if let retry = authorization.nextRetry {
+        if let retry = onLoop.authorization.nextRetry {
             let delay = TimeAmount.nanoseconds(Int64(max(0, retry - MonotonicClock.now()) * 1e9) + 1_000_000)
             state.retryTimer = hub.eventLoop.scheduleTask(in: delay) { [weak self] in self?.startChecks() }
         }
@@ -191,20 +135,20 @@ final class SensorProxyFrontEnd: Sendable {
     private func authorize(_ call: BusCall, _ answer: BusAuthorization) {
         switch answer {
         case .allowed:
-            authorization.answered(call.sender).forEach(perform)
+            onLoop.authorization.answered(call.sender).forEach(perform)
         case .denied:
             let reason = "polkit does not allow \(call.sender) to claim sensors (\(Self.claimAction))"
-            for waiting in authorization.answered(call.sender) { deny(waiting, reason) }
+            for waiting in onLoop.authorization.answered(call.sender) { deny(waiting, reason) }
         case .polkitAbsent:
-            if !polkitAbsenceLogged {
-                polkitAbsenceLogged = true
+            if !onLoop.polkitAbsenceLogged {
+                onLoop.polkitAbsenceLogged = true
                 logger.warning(
                     "polkit is not on the system bus: claims are allowed from root and the control group only",
                     metadata: ["control.group": "\(hub.configuration.controlGroup ?? "(none)")"])
             }
             submit(.identify(call))  // the caller's check goes on: the bus driver says who it is
         case .identity(let credentials):
-            let calls = authorization.answered(call.sender)
+            let calls = onLoop.authorization.answered(call.sender)
             if Authorization.isPrivileged(credentials, controlGroup: hub.configuration.controlGroup) {
                 calls.forEach(perform)
             } else {
@@ -215,7 +159,7 @@ final class SensorProxyFrontEnd: Sendable {
             // Not a refusal: polkit restarting, an answer that did not come, the bus's limits. The
             // caller is asked about again; only when every attempt failed do its calls end, with an
             // error that says so (never AccessDenied).
-            switch authorization.failed(call.sender, at: MonotonicClock.now()) {
+            switch onLoop.authorization.failed(call.sender, at: MonotonicClock.now()) {
             case .scheduled:
                 logger.debug(
                     "polkit check failed, retrying", metadata: ["dbus.name": "\(call.sender)", "reason": "\(reason)"])
@@ -236,7 +180,7 @@ final class SensorProxyFrontEnd: Sendable {
 
     /// Counts a refusal; logs it when ``RefusalLog`` says it is time.
     private func noteRefusal(_ call: BusCall, _ reason: String) {
-        if let line = refusals.refused(call.sender, reason: reason, at: MonotonicClock.now()) {
+        if let line = onLoop.refusals.refused(call.sender, reason: reason, at: MonotonicClock.now()) {
             logRefusals(line, leaving: false)
         }
     }
@@ -252,8 +196,8 @@ final class SensorProxyFrontEnd: Sendable {
     /// A claim of a sensor the caller claims already, with nothing of its own still waiting (a
     /// release in the queue must come first).
     private func isRepeatedClaim(_ call: BusCall) -> Bool {
-        call.method.isClaim && claimants[call.sender]?.claimed.contains(call.method.claimed) == true
-            && !authorization.hasWaiting(call.sender)
+        call.method.isClaim && onLoop.claimants[call.sender]?.claimed.contains(call.method.claimed) == true
+            && !onLoop.authorization.hasWaiting(call.sender)
     }
 
     /// The hub's topics a claim of `claimed` subscribes to: for the accelerometer the mode too (on a
@@ -272,19 +216,19 @@ final class SensorProxyFrontEnd: Sendable {
     private func perform(_ call: BusCall) {
         let claimed = call.method.claimed
         guard call.method.isClaim else {
-            if var claimant = claimants[call.sender], claimant.claimed.remove(claimed) != nil {
+            if var claimant = onLoop.claimants[call.sender], claimant.claimed.remove(claimed) != nil {
                 if claimant.claimed.isEmpty {
-                    claimants[call.sender] = nil
+                    onLoop.claimants[call.sender] = nil
                     hub.disconnect(claimant.listener)
                 } else {
-                    claimants[call.sender] = claimant
+                    onLoop.claimants[call.sender] = claimant
                     _ = hub.handle(.unsubscribe(Self.topics(of: claimed)), from: claimant.listener)
                 }
             }
             submit(.reply(call))
             return
         }
-        if claimants[call.sender] == nil {
+        if onLoop.claimants[call.sender] == nil {
             let listener: ListenerID
             do throws(ProtocolError) {
                 // Privileged: the bus policy and polkit have decided who may call (the compass is
@@ -294,10 +238,10 @@ final class SensorProxyFrontEnd: Sendable {
                 submit(.fail(call, name: "org.freedesktop.DBus.Error.LimitsExceeded", message: error.message))
                 return
             }
-            claimants[call.sender] = Claimant(listener: listener, claimed: [])
+            onLoop.claimants[call.sender] = Claimant(listener: listener, claimed: [])
         }
-        if claimants[call.sender]!.claimed.insert(claimed).inserted {
-            _ = hub.handle(.subscribe(Self.topics(of: claimed)), from: claimants[call.sender]!.listener)
+        if onLoop.claimants[call.sender]!.claimed.insert(claimed).inserted {
+            _ = hub.handle(.subscribe(Self.topics(of: claimed)), from: onLoop.claimants[call.sender]!.listener)
             logger.debug("sensor claimed", metadata: ["dbus.name": "\(call.sender)", "sensor": "\(claimed)"])
             update(to: hub.state)
         }
@@ -306,9 +250,9 @@ final class SensorProxyFrontEnd: Sendable {
         // sees a value: the reply is submitted after the values that carry it, and the bus thread
         // runs commands in order.
         if awaitsValue(claimed) {
-            waitingForValue.append(call)
-            if firstReplyTimer == nil {
-                firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in
+            onLoop.waitingForValue.append(call)
+            if onLoop.firstReplyTimer == nil {
+                onLoop.firstReplyTimer = hub.eventLoop.scheduleTask(in: Self.firstReplyDeadline) { [weak self] in
                     self?.answerWaiting(all: true)
                 }
             }
@@ -321,8 +265,8 @@ final class SensorProxyFrontEnd: Sendable {
     private func awaitsValue(_ claimed: ClaimedSensor) -> Bool {
         switch claimed {
         case .accelerometer:
-            values["HasAccelerometer"] == .boolean(true)
-                && values["AccelerometerOrientation"] == .string(AccelerometerOrientation.undefined.rawValue)
+            onLoop.values["HasAccelerometer"] == .boolean(true)
+                && onLoop.values["AccelerometerOrientation"] == .string(AccelerometerOrientation.undefined.rawValue)
         case .kind(let kind): hub.awaitsFirstReading(kind)
         }
     }
@@ -331,15 +275,15 @@ final class SensorProxyFrontEnd: Sendable {
     private func answerWaiting(all: Bool) {
         let (ready, waiting) =
             all
-            ? (waitingForValue, [])
-            : waitingForValue.reduce(into: ([BusCall](), [BusCall]())) { split, call in
+            ? (onLoop.waitingForValue, [])
+            : onLoop.waitingForValue.reduce(into: ([BusCall](), [BusCall]())) { split, call in
                 if awaitsValue(call.method.claimed) { split.1.append(call) } else { split.0.append(call) }
             }
-        waitingForValue = waiting
+        onLoop.waitingForValue = waiting
         for call in ready { submit(.reply(call)) }
         if waiting.isEmpty {
-            firstReplyTimer?.cancel()
-            firstReplyTimer = nil
+            onLoop.firstReplyTimer?.cancel()
+            onLoop.firstReplyTimer = nil
         }
     }
 
@@ -349,28 +293,27 @@ final class SensorProxyFrontEnd: Sendable {
     /// sensor's presence, the tilt), so a sample that changes the orientation and the tilt makes one
     /// PropertiesChanged per claimant, not one per kind of change.
     func follow(_ state: DaemonState) {
-        hub.eventLoop.preconditionInEventLoop()
         update(to: state)
     }
 
     private func update(to state: DaemonState) {
-        let next = values.following(
+        let next = onLoop.values.following(
             state,
             context: SensorProxyContext(
                 tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal))
-        let changes = next.changes(from: values)
+        let changes = next.changes(from: onLoop.values)
         if !changes.isEmpty {
-            values = next
+            onLoop.values = next
             submit(.setValues(next))
             // Since 3.1 only claimants hear PropertiesChanged, each its own unicast signal, and only of
             // the sensors it claims.
-            for (name, claimant) in claimants.sorted(by: { $0.key < $1.key }) {
+            for (name, claimant) in onLoop.claimants.sorted(by: { $0.key < $1.key }) {
                 let heard = changes.intersection(
                     claimant.claimed.reduce(into: SensorProxyValues.Changes()) { $0.formUnion(.of($1)) })
                 if !heard.isEmpty { submit(.emitChanged(to: name, heard)) }
             }
         }
         // A first reading equal to the last one changes no property, and still answers its claims.
-        if !waitingForValue.isEmpty { answerWaiting(all: false) }
+        if !onLoop.waitingForValue.isEmpty { answerWaiting(all: false) }
     }
 }

@@ -73,6 +73,9 @@ public final class OrientationHub: Sendable {
         }
     }
 
+    /// The one door to the loop's state: SwiftNIO checks that the caller is on the loop.
+    private var onLoop: LoopState { loopState.value }
+
     /// The hub the silence alarm rings into, set once `init` has made it.
     private struct WeakHub: Sendable {
         weak var hub: OrientationHub?
@@ -89,109 +92,16 @@ public final class OrientationHub: Sendable {
     }
 
     var statusObserver: (@Sendable (String) -> Void)? {
-        get { loopState.value.statusObserver }
-        _modify {
-            let state = loopState.value
-            yield &state.statusObserver
-        }
-    }
-    private var statusThrottle: StatusThrottle {
-        get { loopState.value.statusThrottle }
-        _modify {
-            let state = loopState.value
-            yield &state.statusThrottle
-        }
-    }
-    private var kindFaultLogs: [SensorKind: FaultLogLimiter] {
-        get { loopState.value.kindFaultLogs }
-        _modify {
-            let state = loopState.value
-            yield &state.kindFaultLogs
-        }
-    }
-    private var machine: HubStateMachine {
-        get { loopState.value.machine }
-        _modify {
-            let state = loopState.value
-            yield &state.machine
-        }
+        get { onLoop.statusObserver }
+        set { onLoop.statusObserver = newValue }
     }
     var sensorProxy: SensorProxyFrontEnd? {
-        get { loopState.value.sensorProxy }
-        _modify {
-            let state = loopState.value
-            yield &state.sensorProxy
-        }
+        get { onLoop.sensorProxy }
+        set { onLoop.sensorProxy = newValue }
     }
     var tabletModeReporter: TabletModeReporter? {
-        get { loopState.value.tabletModeReporter }
-        _modify {
-            let state = loopState.value
-            yield &state.tabletModeReporter
-        }
-    }
-    private var stopTask: Scheduled<Void>? {
-        get { loopState.value.stopTask }
-        _modify {
-            let state = loopState.value
-            yield &state.stopTask
-        }
-    }
-    private var hingeCheckTask: Scheduled<Void>? {
-        get { loopState.value.hingeCheckTask }
-        _modify {
-            let state = loopState.value
-            yield &state.hingeCheckTask
-        }
-    }
-    private var basePresent: Bool {
-        get { loopState.value.basePresent }
-        _modify {
-            let state = loopState.value
-            yield &state.basePresent
-        }
-    }
-    private var faultLog: FaultLogLimiter {
-        get { loopState.value.faultLog }
-        _modify {
-            let state = loopState.value
-            yield &state.faultLog
-        }
-    }
-    private var baseFaultLog: FaultLogLimiter {
-        get { loopState.value.baseFaultLog }
-        _modify {
-            let state = loopState.value
-            yield &state.baseFaultLog
-        }
-    }
-    private var sensorMatrix: MountMatrix? {
-        get { loopState.value.sensorMatrix }
-        _modify {
-            let state = loopState.value
-            yield &state.sensorMatrix
-        }
-    }
-    private var sensorRestPacing: String? {
-        get { loopState.value.sensorRestPacing }
-        _modify {
-            let state = loopState.value
-            yield &state.sensorRestPacing
-        }
-    }
-    private var performing: Bool {
-        get { loopState.value.performing }
-        _modify {
-            let state = loopState.value
-            yield &state.performing
-        }
-    }
-    private var closedWhilePerforming: [ListenerID] {
-        get { loopState.value.closedWhilePerforming }
-        _modify {
-            let state = loopState.value
-            yield &state.closedWhilePerforming
-        }
+        get { onLoop.tabletModeReporter }
+        set { onLoop.tabletModeReporter = newValue }
     }
 
     public init(
@@ -224,20 +134,19 @@ public final class OrientationHub: Sendable {
         }
     }
 
-    var configuration: DaemonConfiguration { machine.configuration }
-    var state: DaemonState { machine.state }
-    var seq: Int { machine.seq }
+    var configuration: DaemonConfiguration { onLoop.machine.configuration }
+    var state: DaemonState { onLoop.machine.state }
+    var seq: Int { onLoop.machine.seq }
     /// The sensor of `kind` is sampling and its first reading has not come yet.
-    func awaitsFirstReading(_ kind: SensorKind) -> Bool { machine.awaitingFirstReading.contains(kind) }
+    func awaitsFirstReading(_ kind: SensorKind) -> Bool { onLoop.machine.awaitingFirstReading.contains(kind) }
     /// The summary systemd shows in `systemctl status`.
-    var statusLine: String { machine.statusLine }
+    var statusLine: String { onLoop.machine.statusLine }
 
     // MARK: - Inputs from front ends
 
     /// A front end's new client; refused (with the error to tell it) beyond the maximum.
     func connect(isPrivileged: Bool, frontEnd: FrontEnd = .socket) throws(ProtocolError) -> ListenerID {
-        eventLoop.preconditionInEventLoop()
-        let (listener, actions) = try machine.connect(isPrivileged: isPrivileged, frontEnd: frontEnd)
+        let (listener, actions) = try onLoop.machine.connect(isPrivileged: isPrivileged, frontEnd: frontEnd)
         perform(actions)
         return listener
     }
@@ -246,18 +155,16 @@ public final class OrientationHub: Sendable {
     /// the client gone closes its socket, and SwiftNIO reports the close at once) it is noted and
     /// handled at the end of that list instead of in a list of its own.
     func disconnect(_ listener: ListenerID) {
-        eventLoop.preconditionInEventLoop()
-        if performing {
-            closedWhilePerforming.append(listener)
+        if onLoop.performing {
+            onLoop.closedWhilePerforming.append(listener)
             return
         }
-        perform(machine.disconnect(listener))
+        perform(onLoop.machine.disconnect(listener))
     }
 
     /// A client's request: its events go out first, then the caller sends the reply.
     func handle(_ request: ClientRequest, from listener: ListenerID) -> Result<ReplyBody, ProtocolError> {
-        eventLoop.preconditionInEventLoop()
-        let (actions, reply) = machine.handle(request, from: listener, at: MonotonicClock.now())
+        let (actions, reply) = onLoop.machine.handle(request, from: listener, at: MonotonicClock.now())
         perform(actions)
         return reply
     }
@@ -269,7 +176,6 @@ public final class OrientationHub: Sendable {
     func handle(
         _ event: SensorEvent, detection: DetectionStage.Detection = .init(), hinge: HingeStage.Outcome = .init()
     ) {
-        eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
         var actions: [HubAction] = []
         switch event {
@@ -288,14 +194,14 @@ public final class OrientationHub: Sendable {
                         "at rest the sensor is read by \(pacing)",
                         metadata: ["sensor.device": "\(description.identifier)"])
                 }
-            } else if description.restPacing != sensorRestPacing, let pacing = description.restPacing {
+            } else if description.restPacing != onLoop.sensorRestPacing, let pacing = description.restPacing {
                 // The sensor opened (the first description came from discovery), or its motion
                 // interrupt failed.
-                let failed = sensorRestPacing != nil
+                let failed = onLoop.sensorRestPacing != nil
                 sensorLogger.log(
                     level: failed ? .warning : .info, "at rest the sensor is read by \(pacing)",
                     metadata: ["sensor.device": "\(description.identifier)"])
-            } else if let previous = sensorMatrix, previous != description.mountMatrix {
+            } else if let previous = onLoop.sensorMatrix, previous != description.mountMatrix {
                 // The same sensor re-read after a udev change (a hwdb entry installed).
                 sensorLogger.info(
                     "mount matrix changed",
@@ -305,18 +211,18 @@ public final class OrientationHub: Sendable {
                         "sensor.previous": "\(previous.text)",
                     ])
             }
-            sensorMatrix = description.mountMatrix
-            sensorRestPacing = description.restPacing
+            onLoop.sensorMatrix = description.mountMatrix
+            onLoop.sensorRestPacing = description.restPacing
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
-            actions = machine.sensorAvailable(
+            actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
-            actions = machine.sensorLost(at: now)
+            actions = onLoop.machine.sensorLost(at: now)
         case .sample:
             break
         case .fault(let fault):
-            if faultLog.logFault(fault.kind, at: now) {
+            if onLoop.faultLog.logFault(fault.kind, at: now) {
                 sensorLogger.warning(
                     "sensor fault",
                     metadata: [
@@ -324,16 +230,16 @@ public final class OrientationHub: Sendable {
                         "detail": "\(fault.detail)",
                     ])
             }
-            actions = machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now)
+            actions = onLoop.machine.sensorFault(fault, unixTime: MonotonicClock.unixTime(), at: now)
         case .recovered(let kind, let device):
-            if faultLog.logRecovery(kind) {
+            if onLoop.faultLog.logRecovery(kind) {
                 sensorLogger.info(
                     "sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
-            actions = machine.sensorRecovered(kind, at: now)
+            actions = onLoop.machine.sensorRecovered(kind, at: now)
         case .ended:
             sensorLogger.info("sensor input ended")
-            actions = machine.sensorLost(at: now)
+            actions = onLoop.machine.sensorLost(at: now)
         }
         if let gravity = detection.gravity { logGravityScale(gravity) }
         if let rate = detection.readRate { logReadRate(rate) }
@@ -345,7 +251,6 @@ public final class OrientationHub: Sendable {
 
     /// An event of a light, proximity or compass source (on the loop).
     func handle(_ event: KindSensorEvent, of kind: SensorKind) {
-        eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
         switch event {
         case .available(let description):
@@ -358,17 +263,18 @@ public final class OrientationHub: Sendable {
             for problem in description.problems {
                 sensorLogger.warning("\(problem)", metadata: ["sensor.device": "\(description.identifier)"])
             }
-            perform(machine.kindSensorAvailable(kind, name: description.identifier, unit: description.unit, at: now))
+            perform(
+                onLoop.machine.kindSensorAvailable(kind, name: description.identifier, unit: description.unit, at: now))
         case .unavailable(let reason):
             sensorLogger.notice("no \(kind)", metadata: ["reason": "\(reason)"])
-            perform(machine.kindSensorLost(kind, at: now))
+            perform(onLoop.machine.kindSensorLost(kind, at: now))
         case .reading(let reading, _):
-            let actions = machine.kindReading(reading, at: now)
+            let actions = onLoop.machine.kindReading(reading, at: now)
             sensorLogger.debug(
                 "\(kind) reading", metadata: ["reading": "\(reading)", "published": "\(!actions.isEmpty)"])
             perform(actions)
         case .fault(let fault):
-            if kindFaultLogs[kind, default: FaultLogLimiter()].logFault(fault.kind, at: now) {
+            if onLoop.kindFaultLogs[kind, default: FaultLogLimiter()].logFault(fault.kind, at: now) {
                 sensorLogger.warning(
                     "\(kind) fault",
                     metadata: [
@@ -377,7 +283,7 @@ public final class OrientationHub: Sendable {
                     ])
             }
         case .recovered(let faultKind, let device):
-            if kindFaultLogs[kind, default: FaultLogLimiter()].logRecovery(faultKind) {
+            if onLoop.kindFaultLogs[kind, default: FaultLogLimiter()].logRecovery(faultKind) {
                 sensorLogger.info(
                     "\(kind) recovered", metadata: ["sensor.device": "\(device)", "fault": "\(faultKind.rawValue)"])
             }
@@ -422,12 +328,11 @@ public final class OrientationHub: Sendable {
 
     /// A base-sensor event the hinge stage has already observed (on that sensor's thread).
     func handleBase(_ event: SensorEvent, outcome: HingeStage.Outcome) {
-        eventLoop.preconditionInEventLoop()
         let now = MonotonicClock.now()
         var restRate: Double??
         switch event {
         case .available(let description):
-            basePresent = true
+            onLoop.basePresent = true
             restRate = holdDisplayPace()
             sensorLogger.info(
                 "base sensor available",
@@ -438,12 +343,12 @@ public final class OrientationHub: Sendable {
                 ])
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
         case .unavailable(let reason):
-            basePresent = false
+            onLoop.basePresent = false
             restRate = holdDisplayPace()
             sensorLogger.notice(
                 "base sensor unavailable: no hinge angle or mode (the mode holds)", metadata: ["reason": "\(reason)"])
         case .fault(let fault):
-            if baseFaultLog.logFault(fault.kind, at: now) {
+            if onLoop.baseFaultLog.logFault(fault.kind, at: now) {
                 sensorLogger.warning(
                     "base sensor fault",
                     metadata: [
@@ -452,12 +357,12 @@ public final class OrientationHub: Sendable {
                     ])
             }
         case .recovered(let kind, let device):
-            if baseFaultLog.logRecovery(kind) {
+            if onLoop.baseFaultLog.logRecovery(kind) {
                 sensorLogger.info(
                     "base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
         case .ended:
-            basePresent = false
+            onLoop.basePresent = false
             restRate = holdDisplayPace()
             sensorLogger.info("base sensor input ended")
         case .sample:
@@ -471,21 +376,21 @@ public final class OrientationHub: Sendable {
     /// (Only then: `--base-sensor auto` watches for a base on every device, most of which have none.)
     /// Returns the rest rate for the machine when the read rate changed.
     private func holdDisplayPace() -> Double?? {
-        guard let rate = detection.holdFast(basePresent && machine.sampling.contains(.base)) else { return nil }
+        guard let rate = detection.holdFast(onLoop.basePresent && onLoop.machine.sampling.contains(.base)) else {
+            return nil
+        }
         logReadRate(rate)
         return .some(rate.restRate)
     }
 
     /// The lid switch changed (nil: it became unreadable).
     func lidSwitchChanged(_ closed: Bool?) {
-        eventLoop.preconditionInEventLoop()
         sensorLogger.info("lid switch \(closed.map { $0 ? "closed" : "open" } ?? "unreadable")")
         hinge?.lidSwitch(closed: closed)
     }
 
     /// A hinge-angle sensor's failure (its readings reach the hub only as the stage's outcomes).
     func hingeAngleLost(_ reason: String, outcome: HingeStage.Outcome) {
-        eventLoop.preconditionInEventLoop()
         sensorLogger.warning(
             "hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
         perform(hingeActions(outcome, at: MonotonicClock.now()))
@@ -493,7 +398,6 @@ public final class OrientationHub: Sendable {
 
     /// Publishes what the hinge stage decided from a reading of the hinge-angle sensor.
     func hingeChanged(_ outcome: HingeStage.Outcome) {
-        eventLoop.preconditionInEventLoop()
         perform(hingeActions(outcome, at: MonotonicClock.now()))
     }
 
@@ -527,7 +431,7 @@ public final class OrientationHub: Sendable {
             }
         }
         let wasKnown = state.hinge != nil
-        let actions = machine.detected(
+        let actions = onLoop.machine.detected(
             SensorDecision(orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events), at: now)
         if !wasKnown, state.hinge != nil { armHingeCheck() }
         return actions
@@ -538,17 +442,16 @@ public final class OrientationHub: Sendable {
     /// sets the timerfd itself), so it goes off only when the sensor really falls silent and a
     /// device at rest is woken by nothing but its reads.
     private func armSilenceAlarm() {
-        guard machine.isSampling else { return silenceAlarm.cancel() }
+        guard onLoop.machine.isSampling else { return silenceAlarm.cancel() }
         silenceAlarm.set(at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.silenceTimeout)
     }
 
     /// The silence alarm went off: the orientation may become unknown; the alarm waits again.
     private func silenceAlarmRang() {
-        eventLoop.preconditionInEventLoop()
-        guard machine.isSampling else { return }
+        guard onLoop.machine.isSampling else { return }
         let now = MonotonicClock.now()
         if let change = detection.advance(to: now) {
-            perform(machine.detected(SensorDecision(orientation: change.to), at: now))
+            perform(onLoop.machine.detected(SensorDecision(orientation: change.to), at: now))
         }
         armSilenceAlarm()
     }
@@ -557,10 +460,10 @@ public final class OrientationHub: Sendable {
     /// silence) is checked every half second; a device with one accelerometer has a base source
     /// too, which never finds a sensor and never makes an angle, and is not checked.
     private func armHingeCheck() {
-        hingeCheckTask?.cancel()
-        hingeCheckTask = nil
-        guard machine.isSampling, machine.sampling.contains(.base), state.hinge != nil else { return }
-        hingeCheckTask = eventLoop.scheduleTask(in: .milliseconds(500)) { [weak self] in
+        onLoop.hingeCheckTask?.cancel()
+        onLoop.hingeCheckTask = nil
+        guard onLoop.machine.isSampling, onLoop.machine.sampling.contains(.base), state.hinge != nil else { return }
+        onLoop.hingeCheckTask = eventLoop.scheduleTask(in: .milliseconds(500)) { [weak self] in
             guard let self, let hinge else { return }
             hingeChanged(hinge.advance(to: MonotonicClock.now()))
             armHingeCheck()
@@ -569,15 +472,13 @@ public final class OrientationHub: Sendable {
 
     /// What became of net.hadess.SensorProxy (``SensorProxyService``).
     func setSystemBusStatus(_ status: String) {
-        eventLoop.preconditionInEventLoop()
-        perform(machine.systemBusStatusChanged(status))
+        perform(onLoop.machine.systemBusStatusChanged(status))
     }
 
     // MARK: - Configuration and shutdown
 
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart to change.
     func reload(_ new: DaemonConfiguration) -> [String] {
-        eventLoop.preconditionInEventLoop()
         if new.detector != configuration.detector {
             detection.restart(configuration: new.detector)  // the machine's pace starts fast again with it
             logger.notice("detector parameters changed: detection starts afresh")
@@ -586,7 +487,7 @@ public final class OrientationHub: Sendable {
             hinge.restart(configuration: new.hinge)
             logger.notice("hinge parameters changed: the hinge detector starts afresh")
         }
-        let (actions, restart) = machine.reload(new, at: MonotonicClock.now())
+        let (actions, restart) = onLoop.machine.reload(new, at: MonotonicClock.now())
         socket.setStallTimeout(new.stallTimeout)
         perform(actions)
         return restart
@@ -595,25 +496,22 @@ public final class OrientationHub: Sendable {
     /// The daemon is stopping: the machine's shutting-down state (every sensor stops, no client is
     /// accepted, nothing more is published). Idempotent.
     func beginShutdown() {
-        eventLoop.preconditionInEventLoop()
-        guard !machine.isShuttingDown else { return }
+        guard !onLoop.machine.isShuttingDown else { return }
         logger.debug("shutting down: no client accepted, sensors stopped")
-        perform(machine.beginShutdown())
+        perform(onLoop.machine.beginShutdown())
     }
 
     /// Cancels the hub's own timers (the hinge check, a pending stop): the last of the hub.
     func stopTimers() {
-        eventLoop.preconditionInEventLoop()
-        hingeCheckTask?.cancel()
-        hingeCheckTask = nil
-        stopTask?.cancel()
-        stopTask = nil
+        onLoop.hingeCheckTask?.cancel()
+        onLoop.hingeCheckTask = nil
+        onLoop.stopTask?.cancel()
+        onLoop.stopTask = nil
     }
 
     /// Says goodbye to every socket client and ends each connection gracefully; completes when all
     /// are closed, at most `linger` later.
     func closeAll(reason: String, linger: TimeAmount = .seconds(1)) -> EventLoopFuture<Void> {
-        eventLoop.preconditionInEventLoop()
         return socket.closeAll(reason: reason, linger: linger)
     }
 
@@ -624,50 +522,52 @@ public final class OrientationHub: Sendable {
     /// here rather than calling back into this, which would publish from the middle of a list. A
     /// nested call traps in debug builds.
     private func perform(_ actions: [HubAction]) {
-        assert(!performing, "OrientationHub.perform entered again from one of its actions")
-        performing = true
+        let state = onLoop  // the loop checked once for the list
+        assert(!state.performing, "OrientationHub.perform entered again from one of its actions")
+        state.performing = true
         defer {
-            sensorProxy?.follow(state)  // the bus's one door: after what changed, once
-            performing = false
+            state.sensorProxy?.follow(state.machine.state)  // the bus's one door: after what changed, once
+            state.performing = false
         }
         var pending = actions[...]
         while true {
             guard let action = pending.popFirst() else {
-                guard !closedWhilePerforming.isEmpty else { break }
-                let closed = closedWhilePerforming
-                closedWhilePerforming.removeAll()
-                for listener in closed { pending += machine.disconnect(listener) }
+                guard !state.closedWhilePerforming.isEmpty else { break }
+                let closed = state.closedWhilePerforming
+                state.closedWhilePerforming.removeAll()
+                for listener in closed { pending += state.machine.disconnect(listener) }
                 continue
             }
             switch action {
             case .startSampling(.display):
                 detection.samplingStarts()
                 source.startSampling()
-                logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(machine.claims)"])
+                logger.info("sensor claimed: sampling starts", metadata: ["claims": "\(state.machine.claims)"])
                 armSilenceAlarm()
                 armHingeCheck()
             case .startSampling(.base):
                 baseSource?.startSampling()
                 hingeAngleSensor?.startSampling()
-                logger.info("base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(machine.baseClaims)"])
+                logger.info(
+                    "base sensor claimed: sampling starts", metadata: ["claims.hinge": "\(state.machine.baseClaims)"])
                 if let restRate = holdDisplayPace() {
-                    pending += machine.detected(SensorDecision(restRate: restRate), at: MonotonicClock.now())
+                    pending += state.machine.detected(SensorDecision(restRate: restRate), at: MonotonicClock.now())
                 }
                 armHingeCheck()
             case .scheduleStop(let seconds):
-                stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
+                state.stopTask = eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { [weak self] in
                     guard let self else { return }
-                    stopTask = nil
-                    perform(machine.scheduledStopDue(at: MonotonicClock.now()))
+                    onLoop.stopTask = nil
+                    perform(onLoop.machine.scheduledStopDue(at: MonotonicClock.now()))
                 }
             case .cancelScheduledStop:
-                stopTask?.cancel()
-                stopTask = nil
+                state.stopTask?.cancel()
+                state.stopTask = nil
             case .stopSampling(.display):
                 source.stopSampling()
                 silenceAlarm.cancel()
-                hingeCheckTask?.cancel()
-                hingeCheckTask = nil
+                state.hingeCheckTask?.cancel()
+                state.hingeCheckTask = nil
                 logger.info("no claims left: sampling stops")
                 if let hinge { pending += hingeActions(hinge.forget(.display), at: MonotonicClock.now()) }
             case .stopSampling(.base):
@@ -694,7 +594,7 @@ public final class OrientationHub: Sendable {
             case .systemSessionRejected(let action, let error):
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             case .reportTabletMode(let mode):
-                tabletModeReporter?.modeChanged(mode)
+                state.tabletModeReporter?.modeChanged(mode)
             }
         }
     }
@@ -706,15 +606,16 @@ public final class OrientationHub: Sendable {
     }
 
     private func reportStatus() {
-        guard let statusObserver else { return }
+        let state = onLoop
+        guard let statusObserver = state.statusObserver else { return }
         let now = MonotonicClock.now()
-        switch statusThrottle.statusChanged(at: now) {
+        switch state.statusThrottle.statusChanged(at: now) {
         case .sendNow:
             statusObserver(statusLine)
         case .sendAt(let time):
             eventLoop.scheduleTask(in: .nanoseconds(Int64(max(0, time - now) * 1e9))) { [weak self] in
                 guard let self else { return }
-                statusThrottle.heldStatusSent(at: MonotonicClock.now())
+                onLoop.statusThrottle.heldStatusSent(at: MonotonicClock.now())
                 self.statusObserver?(statusLine)
             }
         case .alreadyHeld:

@@ -22,21 +22,8 @@ final class SocketFrontEnd: Sendable {
         var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)?
     }
 
-    private var connections: [ListenerID: Connection] {
-        get { loopState.value.connections }
-        _modify {
-            let state = loopState.value
-            yield &state.connections
-        }
-    }
-
-    private var helloCache: (seq: Int, state: DaemonState, line: ByteBuffer)? {
-        get { loopState.value.helloCache }
-        _modify {
-            let state = loopState.value
-            yield &state.helloCache
-        }
-    }
+    /// The one door to the loop's state: SwiftNIO checks that the caller is on the loop.
+    private var onLoop: LoopState { loopState.value }
 
     init(hub: OrientationHub, serverName: String) {
         self.hub = hub
@@ -56,14 +43,14 @@ final class SocketFrontEnd: Sendable {
             let connection = Connection(
                 channel: channel, listener: listener, credentials: credentials, writer: writer,
                 stallTimeout: hub.configuration.stallTimeout, logger: logger)
-            connections[listener] = connection
+            onLoop.connections[listener] = connection
             return connection
         } catch {
             let refused = Connection(
                 channel: channel, listener: nil, credentials: credentials, writer: writer, stallTimeout: 0,
                 logger: logger)
             refused.send(ServerMessage.reply(id: .null, error: error))
-            logger.warning("client refused: too many clients", metadata: ["clients": "\(connections.count)"])
+            logger.warning("client refused: too many clients", metadata: ["clients": "\(onLoop.connections.count)"])
             refused.close()
             return nil
         }
@@ -78,7 +65,9 @@ final class SocketFrontEnd: Sendable {
 
     /// The connection closed: the hub forgets its listener.
     func remove(_ connection: Connection) {
-        guard let listener = connection.listener, connections.removeValue(forKey: listener) != nil else { return }
+        guard let listener = connection.listener, onLoop.connections.removeValue(forKey: listener) != nil else {
+            return
+        }
         hub.disconnect(listener)
     }
 
@@ -105,7 +94,7 @@ final class SocketFrontEnd: Sendable {
     func deliver(_ event: Event, to listeners: [ListenerID]) {
         guard !listeners.isEmpty else { return }
         let line = Connection.line(ServerMessage.event(event))
-        let state = loopState.value  // checked once, not per listener
+        let state = onLoop  // checked once, not per listener
         for listener in listeners {
             state.connections[listener]?.sendEvent(line: line, topic: event.topic)
         }
@@ -113,15 +102,15 @@ final class SocketFrontEnd: Sendable {
 
     /// A new stall timeout (SIGHUP) for every connection.
     func setStallTimeout(_ seconds: Double) {
-        for connection in connections.values { connection.stallTimeout = seconds }
+        for connection in onLoop.connections.values { connection.stallTimeout = seconds }
     }
 
     /// Says goodbye to every client and ends each connection gracefully (see
     /// ``Connection/finish(goodbye:linger:)``); completes when all are closed, at most `linger` later.
     func closeAll(reason: String, linger: TimeAmount) -> EventLoopFuture<Void> {
         let goodbye = ServerMessage.goodbye(reason: reason)
-        let closed = connections.values.map { $0.finish(goodbye: goodbye, linger: linger) }
-        connections.removeAll()
+        let closed = onLoop.connections.values.map { $0.finish(goodbye: goodbye, linger: linger) }
+        onLoop.connections.removeAll()
         return EventLoopFuture.andAllComplete(closed, on: eventLoop)
     }
 
@@ -129,9 +118,9 @@ final class SocketFrontEnd: Sendable {
     /// much more often than changes when clients connect in a loop).
     private func helloLine() -> ByteBuffer {
         let (seq, state) = (hub.seq, hub.state)
-        if let cached = helloCache, cached.seq == seq, cached.state == state { return cached.line }
+        if let cached = onLoop.helloCache, cached.seq == seq, cached.state == state { return cached.line }
         let line = Connection.line(ServerMessage.hello(server: serverName, state: state, seq: seq))
-        helloCache = (seq, state, line)
+        onLoop.helloCache = (seq, state, line)
         return line
     }
 }
