@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "SensorIO",
             dependencies: [
-                "CLibIIO", "CLibUdev", "CUInput", "SensorCore", "OrientationCore",
+                "CLibIIO", "CLibUdev", "CUInput", "CLinux", "SensorCore", "OrientationCore",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         /// The wire protocol v1: its vocabulary (operations, topics, error codes), requests, messages,

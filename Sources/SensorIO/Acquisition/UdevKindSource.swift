@@ -10,8 +10,8 @@ import Glibc
 
 /// A light, proximity or compass sensor found through udev, as a ``KindSensorSource``: one per kind.
 ///
-/// All state lives on one serial queue, which also reads the sensor (an attribute every interval,
-/// or an evdev switch's events), so a kind costs no thread of its own. Udev monitors on the kind's
+/// All state lives on one serial queue, which also reads an evdev switch's events; an attribute is
+/// polled by a reader thread of its own while claimed (``AttributePoller``). Udev monitors on the kind's
 /// subsystems report hotplug: a removed sensor is reported unavailable, an added one is described
 /// and, while claimed, read at once. Nothing is read while nobody claims the kind.
 public final class UdevKindSource: KindSensorSource, Sendable {
