@@ -6,6 +6,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -472,6 +473,51 @@ class NameAndMode(unittest.TestCase):
         daemon.wait_for_log("serving net.hadess.SensorProxy")
         self.assertEqual(self.state(daemon)["dbus"], "serving")
         self.assertEqual(watcher.get("HasAccelerometer"), True)
+
+    def test_a_bus_that_does_not_answer_delays_no_client(self):
+        # A "bus" that accepts the connection and never answers: sd-bus then waits up to 25 s for
+        # its authentication and the name. A SIGHUP that starts serving it must not hold up the
+        # socket's clients meanwhile: their requests are answered and their events delivered at once.
+        mute = os.path.join(self.bus.directory, "mute_bus_socket")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(mute)
+        listener.listen(4)
+        self.addCleanup(listener.close)
+        accepted = []
+        def accept():
+            connection, _ = listener.accept()
+            accepted.append(connection)
+        acceptor = threading.Thread(target=accept, daemon=True)
+        acceptor.start()
+        self.write_mode("off")
+        daemon = Daemon("--config", self.config, "--no-dbus-polkit", env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + mute))
+        self.addCleanup(daemon.stop)
+        client = daemon.client()
+        self.addCleanup(client.close)
+        client.request("subscribe", topics=["device"])
+        daemon.pose("portrait")
+        client.next_event(lambda e: e["topic"] == "device")
+        self.write_mode("auto")
+        daemon.process.send_signal(signal.SIGHUP)
+        acceptor.join(timeout=10)
+        self.assertTrue(accepted, "orientd connects to the bus")
+        self.addCleanup(accepted[0].close)
+        delays = []
+        for pose in ["landscapeLeft", "portrait", "landscapeRight", "portrait"]:
+            started = time.monotonic()
+            self.assertIn("dbus", client.request("get")["state"])
+            delays.append(("get", time.monotonic() - started))
+            started = time.monotonic()
+            daemon.pose(pose)
+            client.next_event(lambda e: e["topic"] == "device" and e["to"] == pose, timeout=30)
+            delays.append((pose, time.monotonic() - started))
+        # The bus is still waited for (25 s): every answer and event above came meanwhile.
+        self.assertEqual(self.state(daemon)["dbus"], "off", "the reload is still waiting for the bus")
+        slowest = max(delay for _, delay in delays)
+        self.assertLess(slowest, 2.0, delays)
+        accepted[0].close()  # the bus goes away: the reload ends with it
+        daemon.wait_for_log("configuration reloaded", timeout=30)
+        self.assertTrue(self.state(daemon)["dbus"].startswith("not served"), self.state(daemon)["dbus"])
 
     def test_a_name_held_without_replacement_is_reported_and_the_socket_serves(self):
         holder = BusClient(self.bus)

@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import SensorCore
 
 /// net.hadess.SensorProxy's life: the bus connection and the front end, started, stopped and
 /// started again as `[dbus] mode` and `[dbus] polkit` say (at start and on SIGHUP), with the
@@ -45,7 +46,9 @@ final class SensorProxyService: Sendable {
             hub.sensorProxy?.stop()
             hub.sensorProxy = nil
         }.get()
-        current.connection?.stop()
+        if let connection = current.connection {
+            await WorkerThread.run("orientd-busstop") { connection.stop() }  // joins the bus thread
+        }
     }
 
     private func report(_ status: String) async {
@@ -61,9 +64,14 @@ final class SensorProxyService: Sendable {
             await report("off")
             return nil
         }
+        // Connecting, authenticating and asking for the name are bus round trips (sd-bus waits up to
+        // 25 s for a bus that does not answer): on a thread of their own, never on the event loop,
+        // which serves every client meanwhile (a SIGHUP that restarts the bus delays no event).
         let connection: SystemBusConnection
         do {
-            connection = try SystemBusConnection()
+            connection = try await WorkerThread.run("orientd-busopen") { () throws(SystemBusError) in
+                try SystemBusConnection()
+            }
         } catch {
             if configuration.dbusMode == .on && atStart { throw error }
             let level: Logger.Level = configuration.dbusMode == .on ? .error : .notice
@@ -73,10 +81,10 @@ final class SensorProxyService: Sendable {
             await report("not served: the system bus is not reachable (\(error))")
             return nil
         }
-        if case .refused(let reason) = connection.requestName() {
+        if case .refused(let reason) = await WorkerThread.run("orientd-busname", { connection.requestName() }) {
             logger.warning("net.hadess.SensorProxy is not served", metadata: ["reason": "\(reason)"])
             await report("not served: \(reason)")
-            connection.stop()
+            await WorkerThread.run("orientd-busstop") { connection.stop() }
             return nil
         }
         let hub = self.hub, logger = self.logger

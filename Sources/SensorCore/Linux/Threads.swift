@@ -73,6 +73,25 @@ public final class WorkerThread: Sendable {
     }
 }
 
+extension WorkerThread {
+    /// Runs `body`, which blocks (a bus round trip, a sysfs walk, joining a sensor's threads), on a
+    /// thread of its own and returns what it returned. The caller's executor, the event loop that
+    /// runs Swift Concurrency's jobs in the daemon, goes on serving every client meanwhile. The
+    /// thread ends with `body` and is joined.
+    public static func run<Output: Sendable, Failure: Error>(
+        _ name: String, _ body: @escaping @Sendable () throws(Failure) -> Output
+    ) async throws(Failure) -> Output {
+        let thread = NIOLockedValueBox<WorkerThread?>(nil)
+        let result: Result<Output, Failure> = await withCheckedContinuation { continuation in
+            thread.withLockedValue { thread in
+                thread = WorkerThread(name: name) { continuation.resume(returning: Result(catching: body)) }
+            }
+        }
+        thread.withLockedValue { $0 }?.join()  // it has resumed us: it is ending now
+        return try result.get()
+    }
+}
+
 /// An eventfd that lets one thread interrupt another's wait: the waiter sleeps in `poll()` on the
 /// eventfd (and optionally one more descriptor) instead of sleeping blindly.
 public final class Wakeup: Sendable {
@@ -125,42 +144,48 @@ public final class Wakeup: Sendable {
 /// daemon's wake-ups; `timerfd_settime` from the sensor's thread wakes nobody, and the watcher runs
 /// only when the deadline really passes.
 ///
-/// Any thread may set or cancel the timerfd, which the kernel serialises; the watcher thread is
-/// started and joined under `watcher`'s lock.
+/// Any thread may set or cancel the timerfd, which the kernel serialises. The timerfd, its watcher
+/// thread and the watcher's wake-up exist only between ``start()`` and ``stop()`` (a part of the
+/// daemon opens what it uses when it starts and closes it when it stops); a setting meanwhile does
+/// nothing. A pthread lock guards them (ThreadSanitizer sees it): one uncontended lock per sample.
 public final class MonotonicAlarm: Sendable {
-    private let timer: Int32
-    private let stopper = Wakeup()
+    private struct Running: Sendable {
+        let timer: Int32
+        let stopper: Wakeup
+        let watcher: WorkerThread
+    }
+
     private let name: String
     private let rang: @Sendable () -> Void
-    /// The watcher thread, between ``start()`` and ``stop()``.
-    private let watcher = NIOLockedValueBox<WorkerThread?>(nil)
+    private let running = NIOLockedValueBox<Running?>(nil)
 
     /// `rang` runs on the watcher thread each time the alarm goes off (set it again from there or
     /// from anywhere); the thread runs from ``start()`` to ``stop()``.
     public init(name: String, rang: @escaping @Sendable () -> Void) {
-        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        precondition(timer >= 0, "timerfd_create failed: \(errno)")
         self.name = name
         self.rang = rang
     }
 
     deinit {
         stop()
-        close(timer)
     }
 
-    /// Starts the watcher thread (idempotent).
+    /// Opens the timerfd and starts the watcher thread (idempotent).
     public func start() {
-        let timer = timer, stopper = stopper, rang = rang, name = name
-        watcher.withLockedValue { watcher in
-            guard watcher == nil else { return }
-            watcher = WorkerThread(name: name) {
+        let rang = rang, name = name
+        running.withLockedValue { running in
+            guard running == nil else { return }
+            let timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+            precondition(timer >= 0, "timerfd_create failed: \(errno)")
+            let stopper = Wakeup()
+            let watcher = WorkerThread(name: name) {
                 while stopper.wait(timeout: nil, other: timer) == .readable {
                     var expirations: UInt64 = 0
                     guard read(timer, &expirations, 8) == 8 else { continue }  // EAGAIN: set again meanwhile
                     rang()
                 }
             }
+            running = Running(timer: timer, stopper: stopper, watcher: watcher)
         }
     }
 
@@ -171,24 +196,34 @@ public final class MonotonicAlarm: Sendable {
         var setting = itimerspec()
         setting.it_value.tv_sec = Int(seconds.rounded(.down))
         setting.it_value.tv_nsec = max(1, Int((seconds - seconds.rounded(.down)) * 1e9))
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        running.withLockedValue { running in
+            guard let timer = running?.timer else { return }
+            _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        }
     }
 
     /// Does not go off until set again.
     public func cancel() {
         var setting = itimerspec()
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        running.withLockedValue { running in
+            guard let timer = running?.timer else { return }
+            _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        }
     }
 
-    /// Ends the watcher (returns after any `rang` in progress). Further settings do nothing until
-    /// ``start()``.
+    /// Ends the watcher (returns after any `rang` in progress, which may still set the alarm: that
+    /// does nothing now) and closes the timerfd. Further settings do nothing until ``start()``.
     public func stop() {
-        cancel()
-        watcher.withLockedValue { watcher in
-            guard let thread = watcher else { return }
-            stopper.signal()
-            thread.join()
-            watcher = nil
+        guard
+            let stopped = running.withLockedValue({ running in
+                defer { running = nil }
+                return running
+            })
+        else {
+            return
         }
+        stopped.stopper.signal()
+        stopped.watcher.join()
+        close(stopped.timer)
     }
 }
