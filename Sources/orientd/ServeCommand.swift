@@ -162,8 +162,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Testing: hold before the first part starts and after the last stops, each time until standard input "
-                + "gives a line, so that /proc can be read.", visibility: .hidden))
+            "Testing: hold before anything is made (the sources, the hub, the parts) and after the last part "
+                + "stops, each time until standard input gives a line, so that /proc can be read.",
+            visibility: .hidden))
     var hold = false
 
     func run() async throws {
@@ -176,6 +177,9 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "orientd")
         if let file { logger.info("configuration read", metadata: ["config.file": "\(file)"]) }
         logger.debug("effective configuration", metadata: ConfigurationFile.metadata(settings))
+        // Before anything is made: what the parts open, they open in `start` and close in `stop`, so
+        // the process holds after the last stop what it held here (Tests/integration/test_lifecycle.py).
+        if hold { Self.hold("before the first part starts") }
         let source: any AccelerometerSource
         do {
             source = try SensorFactory.makeSource(sensorConfiguration)
@@ -241,7 +245,6 @@ struct ServeCommand: AsyncParsableCommand {
                             failureTerminationBehavior: .gracefullyShutdownGroup)
                     ],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        if hold { Self.hold("before the first part starts") }
         defer { if hold { Self.hold("after the last part stopped") } }
         do {
             try await group.run()

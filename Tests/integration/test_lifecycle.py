@@ -125,6 +125,8 @@ class Lifecycle(TestbedCase):
 
     def test_the_parts_on_a_convertible_with_every_sensor(self):
         daemon = self.serve("--fail-at-start", "none")
+        self.held(daemon, "before the first part starts")  # the hold comes before anything is made
+        self.go_on(daemon)
         daemon.wait_for(lambda d: d.process.poll() is not None, what="the refusal")
         self.assertEqual(daemon.process.returncode, 64)
         self.assertTrue(daemon.stderr_contains(f"the parts are {', '.join(PARTS)}"), daemon.stderr_lines[-3:])

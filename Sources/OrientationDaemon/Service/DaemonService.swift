@@ -16,20 +16,24 @@ import Glibc
 /// services of one `ServiceGroup` (``services(failingAtStart:)``), started in that order and
 /// stopped in reverse on every way out (see ``PartService``).
 public final class OrientationDaemonService: Sendable {
-    private let configuration: DaemonConfiguration
-    private let source: any AccelerometerSource
-    private let baseSource: (any AccelerometerSource)?
-    private let hingeAngleSensor: (any HingeAngleSensor)?
-    private let tabletModeSwitch: TabletModeSwitchAccess?
-    private let lidSwitch: LidSwitchAccess?
-    private let kindSources: [any KindSensorSource]
+    /// What the daemon reads: its sensors and switches, as SensorCore's protocols (`orientd serve`
+    /// hands it SensorIO's).
+    struct Sources: Sendable {
+        let display: any AccelerometerSource
+        let base: (any AccelerometerSource)?
+        let hingeAngle: (any HingeAngleSensor)?
+        let kinds: [any KindSensorSource]
+        let lidSwitch: LidSwitchAccess?
+        let tabletModeSwitch: TabletModeSwitchAccess?
+    }
+
     private let logger = Logger(label: "orientd.hub")
     private let notifier: SystemdNotifier
-    private let activatedSocket: Int32?
     private let hub: OrientationHub
     private let bus: SensorProxyService
     /// Between readiness and the start of the shutdown: when a reload may apply.
     private let ready = NIOLockedValueBox(false)
+    private let parts: [DaemonPart]
 
     /// - Parameters:
     ///   - notifier: readiness, status, watchdog and stopping go to systemd through it.
@@ -47,15 +51,7 @@ public final class OrientationDaemonService: Sendable {
         lidSwitch: LidSwitchAccess? = nil,
         kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?
     ) {
-        self.kindSources = kindSources
-        self.configuration = configuration
-        self.source = source
-        self.baseSource = baseSource
-        self.hingeAngleSensor = hingeAngleSensor
-        self.tabletModeSwitch = tabletModeSwitch
-        self.lidSwitch = lidSwitch
         self.notifier = notifier
-        self.activatedSocket = activatedSocket
         // One loop for the hub and every connection: ordering without locks. It is SwiftNIO's
         // singleton group's (one thread, `Orientd.main`), which also runs Swift Concurrency's jobs:
         // one event-loop group in the process, one thread asleep at rest. It outlives the daemon,
@@ -65,6 +61,13 @@ public final class OrientationDaemonService: Sendable {
             baseSource: baseSource, hingeAngleSensor: hingeAngleSensor, kindSources: kindSources,
             serverName: serverName)
         bus = SensorProxyService(hub: hub)
+        parts = Self.parts(
+            hub: hub, bus: bus,
+            sources: Sources(
+                display: source, base: baseSource, hingeAngle: hingeAngleSensor, kinds: kindSources,
+                lidSwitch: lidSwitch, tabletModeSwitch: tabletModeSwitch),
+            configuration: configuration, notifier: notifier, activatedSocket: activatedSocket, ready: ready,
+            logger: logger)
     }
 
     /// Applies a re-read configuration (SIGHUP); returns what needs a restart, or nil when the
@@ -88,191 +91,67 @@ public final class OrientationDaemonService: Sendable {
     /// Every part's name, in start order.
     public var partNames: [String] { parts.map(\.name) }
 
-    /// The one list. Start order is dependency order: the hub is wired to every source before any
-    /// source watches; the sensors have said whether they exist before the socket opens (so the
-    /// first hello is true); the socket and the bus open before readiness. Stopping runs it
-    /// backwards: readiness ends (STOPPING=1, the hub's shutting-down state: sensors stop, nobody is
-    /// accepted), the bus's claimants leave, the socket stops accepting then says goodbye, the
+    /// The one list, built once. Start order is dependency order: the hub is wired to every source
+    /// before any source watches; the sensors have said whether they exist before the socket opens
+    /// (so the first hello is true); the socket and the bus open before readiness. Stopping runs it
+    /// backwards: readiness ends (the hub's shutting-down state: sensors stop, nobody is accepted;
+    /// STOPPING=1), the bus's claimants leave, the socket stops accepting then says goodbye, the
     /// switches and sensors stop, the silence alarm's thread ends, the hub's timers last.
-    private var parts: [DaemonPart] {
-        let hub = self.hub, loop = hub.eventLoop, logger = self.logger, configuration = self.configuration
+    private static func parts(
+        hub: OrientationHub, bus: SensorProxyService, sources: Sources, configuration: DaemonConfiguration,
+        notifier: SystemdNotifier, activatedSocket: Int32?, ready: NIOLockedValueBox<Bool>, logger: Logger
+    ) -> [DaemonPart] {
         let (firstEvent, firstEventSeen) = AsyncStream<Void>.makeStream()
-        let convertible = baseSource != nil || hingeAngleSensor != nil
-        var parts: [DaemonPart] = []
-
-        parts.append(
-            DaemonPart(
-                "hub", start: { [self] in wire(to: hub, firstEventSeen: firstEventSeen) },
-                stop: { try? await loop.submit { hub.stopTimers() }.get() }))
-        parts.append(
-            DaemonPart(
-                "silence-alarm", start: { hub.silenceAlarm.start() }, stop: { hub.silenceAlarm.stop() }))
-
-        let source = self.source
-        parts.append(
-            DaemonPart(
-                "display-sensor", start: { try source.start() },
-                stop: { source.shutdown() }))  // returns after the last event was passed on
-        if let baseSource {
+        let convertible = sources.base != nil || sources.hingeAngle != nil
+        var parts: [DaemonPart] = [
+            .hub(hub) { wire(sources, to: hub, firstEventSeen: firstEventSeen) },
+            .silenceAlarm(hub.silenceAlarm),
+            .sensor("display-sensor", start: sources.display.start, stop: sources.display.shutdown),
+        ]
+        if let base = sources.base { parts.append(.sensor("base-sensor", start: base.start, stop: base.shutdown)) }
+        if let hingeAngle = sources.hingeAngle {
             parts.append(
-                DaemonPart("base-sensor", start: { try baseSource.start() }, stop: { baseSource.shutdown() }))
-        }
-        if let hingeAngleSensor {
-            parts.append(
-                DaemonPart(
+                .sensor(
                     "hinge-angle-sensor",
                     start: {
-                        try hingeAngleSensor.start()
-                        logger.info(
-                            "hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngleSensor.name)"])
-                    }, stop: { hingeAngleSensor.shutdown() }))
+                        try hingeAngle.start()
+                        logger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngle.name)"])
+                    }, stop: hingeAngle.shutdown))
         }
-        for kindSource in kindSources {
-            parts.append(
-                DaemonPart(
-                    "\(kindSource.kind.rawValue)-sensor",
-                    start: {
-                        // A kind whose udev watch fails is logged and left out, as one never found.
-                        do throws(SensorStartError) {
-                            try kindSource.start()
-                        } catch {
-                            logger.error("\(error)")
-                        }
-                    }, stop: { kindSource.shutdown() }))
+        for kind in sources.kinds {
+            // A kind whose udev watch fails is logged and left out, as one never found.
+            let start: @Sendable () -> Void = {
+                do throws(SensorStartError) { try kind.start() } catch { logger.error("\(error)") }
+            }
+            parts.append(.sensor("\(kind.kind.rawValue)-sensor", start: start, stop: kind.shutdown))
         }
-
-        if convertible, let lidSwitch {
-            let stopReading = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
-            parts.append(
-                DaemonPart(
-                    "lid-switch",
-                    start: {
-                        switch lidSwitch.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
-                        case .success(let started):
-                            logger.info("lid switch read", metadata: ["input.device": "\(started.device)"])
-                            stopReading.withLockedValue { $0 = started.stop }
-                        case .failure(let reason):
-                            logger.info(
-                                "no lid switch read: \(reason); near closed and folded back the hinge decides alone")
-                        }
-                    },
-                    stop: {
-                        stopReading.withLockedValue { $0 }?()
-                        stopReading.withLockedValue { $0 = nil }
-                    }))
+        if convertible, let lid = sources.lidSwitch { parts.append(.lidSwitch(lid, hub: hub, logger: logger)) }
+        if convertible, let tabletMode = sources.tabletModeSwitch {
+            parts.append(.tabletModeSwitch(tabletMode, hub: hub, configuration: configuration))
         }
-        if convertible, let access = tabletModeSwitch {
-            parts.append(
-                DaemonPart(
-                    "tablet-mode-switch",
-                    start: {
-                        try await loop.submit {
-                            hub.tabletModeReporter = TabletModeReporter(
-                                setting: configuration.tabletModeSwitch, uinputPath: configuration.uinputPath,
-                                probe: access.probe, create: access.create)
-                        }.get()
-                    },
-                    stop: {
-                        try? await loop.submit {
-                            hub.tabletModeReporter?.stop()
-                            hub.tabletModeReporter = nil
-                        }.get()
-                    }))
-        }
-
-        let activatedSocket = self.activatedSocket
-        let acceptor = NIOLockedValueBox<ConnectionAcceptor?>(nil)
-        parts.append(
-            DaemonPart(
-                "socket",
-                start: { [self] in
-                    // Every source states at once whether it has a sensor; that first event is
-                    // handled before the socket opens, so the first hello is already true. A loop
-                    // timer, not Task.sleep: that sleeps on a libdispatch global-queue worker,
-                    // whose first run starts libdispatch's 1 Hz monitor for good (see Orientd.main).
-                    let timeout = loop.scheduleTask(in: .seconds(2)) { firstEventSeen.finish() }
-                    for await _ in firstEvent { break }
-                    timeout.cancel()
-                    raiseDescriptorLimit(clients: configuration.maximumClients)
-                    let bound = try SocketServer.bind(
-                        hub.socket, configuration: configuration, activated: activatedSocket)
-                    acceptor.withLockedValue { $0 = bound }
-                },
-                stop: {
-                    guard let bound = acceptor.withLockedValue({ $0 }) else { return }
-                    bound.stop()  // no new client from here on, before the goodbye
-                    try? await loop.flatSubmit {
-                        hub.beginShutdown()
-                        return hub.closeAll(reason: "orientd is shutting down")
-                    }.get()
-                    if activatedSocket == nil { unlink(configuration.socketPath) }  // an activated one is systemd's
-                }))
-
-        let bus = self.bus
-        parts.append(
-            DaemonPart(
-                "dbus", start: { try await bus.apply(configuration, atStart: true) }, stop: { await bus.stop() }))
-
-        let notifier = self.notifier, ready = self.ready
-        let timers = NIOLockedValueBox<[Scheduled<Void>]>([])
-        let watchdog = NIOLockedValueBox<RepeatedTask?>(nil)
-        parts.append(
-            DaemonPart(
-                "readiness",
-                start: { [self] in
-                    // Ready: the socket accepts connections, the sensor is open or known absent, and
-                    // the bus is served or known not to be ("listening" has meant all three).
-                    logger.notice(
-                        "listening",
-                        metadata: [
-                            "socket.path": "\(configuration.socketPath)", "server": "\(hub.serverName)",
-                            "socket.activated": "\(activatedSocket != nil)",
-                        ])
-                    let status = try await loop.submit {
-                        hub.statusObserver = { status in notifier.notify("STATUS=\(status)") }  // every change
-                        return hub.statusLine
-                    }.get()
-                    ready.withLockedValue { $0 = true }
-                    notifier.notify("READY=1\nSTATUS=\(status)")
-                    releaseStartupPages(stage: "readiness")
-                    let laterRelease = loop.scheduleTask(in: StartupPageRelease.secondReleaseDelay) { [self] in
-                        releaseStartupPages(stage: "first-minute")
-                    }
-                    timers.withLockedValue { $0 = [laterRelease] }
-                    // Watchdog pings come from the hub's own loop, so they stop when the pipeline hangs.
-                    let pings = notifier.watchdogInterval.map { interval in
-                        loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(Int64(interval * 1e9))) {
-                            _ in
-                            notifier.notify("WATCHDOG=1")
-                        }
-                    }
-                    watchdog.withLockedValue { $0 = pings }
-                },
-                stop: {
-                    ready.withLockedValue { $0 = false }
-                    watchdog.withLockedValue { $0 }?.cancel()
-                    for timer in timers.withLockedValue({ $0 }) { timer.cancel() }
-                    // "shutting down" stays systemd's last word; the hub stops its sensors and
-                    // accepts nobody from here on.
-                    try? await loop.submit {
-                        hub.statusObserver = nil
-                        hub.beginShutdown()
-                    }.get()
-                    notifier.notify("STOPPING=1\nSTATUS=shutting down")
-                    logger.notice("shutting down")
-                }))
+        parts += [
+            .socket(
+                hub, configuration: configuration, activated: activatedSocket, firstEvent: firstEvent,
+                firstEventSeen: firstEventSeen, logger: logger),
+            .bus(bus, configuration: configuration),
+            .readiness(
+                hub, notifier: notifier, ready: ready, configuration: configuration, activated: activatedSocket,
+                logger: logger),
+        ]
         return parts
     }
 
     /// Connects every source to the hub. The display sensor's detection runs on the sensor's
     /// thread, which wakes the loop only when there is news; `firstEventSeen` hears the display
     /// sensor's first event (the socket waits for it).
-    private func wire(to hub: OrientationHub, firstEventSeen: AsyncStream<Void>.Continuation) {
+    private static func wire(
+        _ sources: Sources, to hub: OrientationHub, firstEventSeen: AsyncStream<Void>.Continuation
+    ) {
         let loop = hub.eventLoop, detection = hub.detection, hinge = hub.hinge
         // Moved from the sensor's thread with every sample that moves the detector's deadline: the
         // alarm is a timerfd any thread may set without waking anyone, not a hub method.
         let silenceAlarm = hub.silenceAlarm
-        source.deliver { event in
+        sources.display.deliver { event in
             let detected = detection.observe(event)
             let hinged = hinge?.observe(event, from: .display) ?? HingeStage.Outcome()
             if let deadline = detected.silenceDeadline { silenceAlarm.set(at: deadline) }
@@ -283,18 +162,18 @@ public final class OrientationDaemonService: Sendable {
                 firstEventSeen.finish()
             }
         }
-        for kindSource in kindSources {
+        for kindSource in sources.kinds {
             let kind = kindSource.kind
             kindSource.outlet.deliver { event in loop.execute { hub.handle(event, of: kind) } }
         }
-        if let baseSource, let hinge {
+        if let baseSource = sources.base, let hinge {
             baseSource.deliver { event in
                 let outcome = hinge.observe(event, from: .base)
                 if case .sample = event, !outcome.isNews { return }
                 loop.execute { hub.handleBase(event, outcome: outcome) }
             }
         }
-        if let hingeAngleSensor, let hinge {
+        if let hingeAngleSensor = sources.hingeAngle, let hinge {
             hingeAngleSensor.deliver { reading in
                 let outcome = hinge.observe(reading)
                 if case .lost(let reason) = reading {
@@ -303,41 +182,6 @@ public final class OrientationDaemonService: Sendable {
                     loop.execute { hub.hingeChanged(outcome) }
                 }
             }
-        }
-    }
-
-    /// Code that ran once goes back to the kernel: at readiness, start-up's; a minute later, that of
-    /// the first clients and detections (see ``StartupPageRelease``).
-    private func releaseStartupPages(stage: String) {
-        let outcome = StartupPageRelease.releaseNow()
-        if let failure = outcome.failure {
-            logger.info("start-up pages kept", metadata: ["stage": "\(stage)", "reason": "\(failure)"])
-        }
-        logger.debug(
-            "start-up pages released",
-            metadata: [
-                "stage": "\(stage)",
-                "advised.kib": "\(outcome.advisedBytes / 1024)",
-                "rss.kib.before": "\(outcome.residentKiBBefore.map(String.init) ?? "?")",
-                "rss.kib.after": "\(outcome.residentKiBAfter.map(String.init) ?? "?")",
-            ])
-    }
-
-    /// Every client takes two descriptors (SwiftNIO's and the writer's duplicate); systemd starts
-    /// services with a soft limit of 1,024, so the soft limit is raised towards the hard one as far
-    /// as `clients` need, and a hard limit too low for them is said at start, not found at the
-    /// 500th client.
-    private func raiseDescriptorLimit(clients: Int) {
-        let needed = rlim_t(2 * clients + 64)
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
-        limit.rlim_cur = min(needed, limit.rlim_max)
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 || limit.rlim_cur < needed {
-            logger.warning(
-                "the open-file limit is too low for the maximum number of clients",
-                metadata: [
-                    "limit": "\(limit.rlim_cur)", "needed": "\(needed)", "clients.max": "\(clients)",
-                ])
         }
     }
 }
