@@ -197,10 +197,10 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.error("base sensor: \(error); no hinge angle or mode")
             }
         }
-        // A device that measures its own hinge (read where a base sensor would be).
-        let hingeAngleSensor: (any HingeAngleSensor)? =
-            settings.baseSensor == .none || !sensorConfiguration.specification.isLocal
-            ? nil : HingeAngleChannel.find().map { IIOHingeAngleSensor(channel: $0) }
+        // A device that measures its own hinge (read where a base sensor would be), watched for as
+        // the base is.
+        let hingeAngleSensor: (any HingeAngleSource)? =
+            settings.baseSensor == .none || !sensorConfiguration.specification.isLocal ? nil : UdevHingeAngleSource()
         // Light and proximity are served where the accelerometer is a local one (the mock sensors
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
         let kindSources: [any KindSensorSource] =
@@ -215,14 +215,7 @@ struct ServeCommand: AsyncParsableCommand {
                     )
                 },
                 create: { path throws(InputDeviceError) in try UInputTabletModeSwitch(path: path) }),
-            lidSwitch: LidSwitchAccess { report in
-                do throws(LidSwitchMonitor.Unavailable) {
-                    let monitor = try LidSwitchMonitor(report: report)
-                    return .success((monitor.device, { monitor.stop() }))
-                } catch {
-                    return .failure(error)
-                }
-            },
+            lidSwitch: EvdevLidSwitchSource(),
             kindSources: kindSources, serverName: "orientd \(orientdPackageVersion)",
             notifier: SystemdNotifier(environment: environment),
             activatedSocket: SocketActivation.takeListeningDescriptor())

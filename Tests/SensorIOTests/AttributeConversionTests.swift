@@ -6,12 +6,14 @@ import Testing
 /// value is refused with a reason that quotes it, so the log line names it.
 @Suite("Light and proximity attribute text")
 struct AttributeConversionTests {
-    func convert(_ text: String, _ conversion: any AttributeConversion) -> Result<SensorReading, ValueProblem> {
+    func convert(
+        _ text: String, _ conversion: any AttributeConversion<SensorReading>
+    ) -> Result<SensorReading, ValueProblem> {
         var conversion = conversion
         return conversion.reading(from: text)
     }
 
-    func problem(_ text: String, _ conversion: any AttributeConversion) -> String? {
+    func problem(_ text: String, _ conversion: any AttributeConversion<SensorReading>) -> String? {
         if case .failure(let problem) = convert(text, conversion) { return problem.description }
         return nil
     }

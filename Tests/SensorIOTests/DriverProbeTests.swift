@@ -220,7 +220,8 @@ struct DriverProbeTests {
             Issue.record("a lid switch")
             return
         }
-        #expect(lid == LidSwitchDevice(name: "Lid Switch", node: "/dev/input/event0"))
+        #expect(
+            lid == LidSwitchDevice(name: "Lid Switch", node: "/dev/input/event0", syspath: "/sys/devices/test/event0"))
         let tabletOnly = DictionaryDevice("input1", subsystem: "input", attributes: ["capabilities/sw": "2"])
         let tabletNode = DictionaryDevice("event1", subsystem: "input", node: "/dev/input/event1", parent: tabletOnly)
         #expect(driver("input-lid-switch").probe(tabletNode, context: noTriggers) == nil)

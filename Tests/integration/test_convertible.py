@@ -201,7 +201,7 @@ class Convertible(TestbedCase):
         lid = self.add_lid_switch(closed=False)
         daemon = self.serve()
         daemon.wait_for(lambda d: d.stderr_contains("lid switch read input.device=Lid Switch (/dev/input/event7)"), what="the lid switch")
-        self.assertTrue(daemon.stderr_contains("lid switch open"), "EVIOCGSW's answer")
+        daemon.wait_for(lambda d: d.stderr_contains("lid switch open"), what="EVIOCGSW's answer")
         client = self.client("hinge", "mode")
         event = self.mode_becomes(client, "tablet")
         self.assertAlmostEqual(event["state"]["hinge"], 350, delta=3)
@@ -267,6 +267,29 @@ class HingeAngleSensor(TestbedCase):
         self.bed.set_attribute(angle, "in_angl_raw", "500")
         self.assertIsNone(client.next_event(lambda e: e["topic"] == "hinge")["to"])
         self.assertEqual(client.request("get")["state"]["mode"], "tablet")
+
+
+    def test_a_hinge_sensor_plugged_in_later_is_read_and_one_removed_is_said(self):
+        # Found by its udev watch like every sensor: none at start, one added while the hinge is
+        # claimed is read at once; removed, the angle is unknown and the accelerometers decide alone.
+        display, _ = folded(110)
+        self.bed.add_accelerometer(0, raw=display)
+        path = os.path.join(tempfile.mkdtemp(prefix="orientd-angle-"), "orientd.sock")
+        daemon = self.start("serve", "--socket", path, "--config", "/dev/null", "--dbus", "off", "--log-level", "debug")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        self.assertTrue(daemon.stderr_contains("no hinge-angle sensor"), daemon.stderr_lines[-20:])
+        client = Client(path)
+        self.addCleanup(client.close)
+        client.request("subscribe", topics=["hinge", "mode"])
+        angle = self.bed.bed.add_device("iio", "iio:device1", None, ["name", "cros-ec-lid-angle\n", "in_angl_raw", "97\n"],
+                                        ["DEVNAME", "/dev/iio:device1"])
+        self.bed.bed.uevent(angle, "add")
+        event = client.next_event(lambda e: e["topic"] == "hinge" and e["to"] == 97)
+        self.assertEqual(event["state"]["hinge"], 97)
+        daemon.wait_for(lambda d: d.stderr_contains("hinge-angle sensor read with the base sensor=iio:device1 (cros-ec-lid-angle) in_angl_raw"),
+                        what="the sensor found")
+        self.bed.remove(angle)
+        daemon.wait_for(lambda d: d.stderr_contains("iio:device1 (cros-ec-lid-angle) was removed"), what="the removal")
 
 
 class ReplayedConvertible(TestbedCase):

@@ -175,19 +175,32 @@ class SocketActivation(unittest.TestCase):
                                       "--socket", os.path.join(directory, "unused.sock")],
                                      stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         self.addCleanup(lambda: activator.poll() is None and (activator.kill(), activator.wait()))
+        # Raw reads of its standard error (the activator's, then the daemon's): a buffered readline
+        # would keep lines in Python's buffer where select() cannot see them.
+        said = b""
+        def wait_for_line(text):
+            nonlocal said
+            deadline = time.monotonic() + 10
+            while text not in said:
+                remaining = deadline - time.monotonic()
+                self.assertGreater(remaining, 0, f"no {text!r} in {said!r}")
+                ready, _, _ = select.select([activator.stderr.fileno()], [], [], remaining)
+                if ready:
+                    chunk = os.read(activator.stderr.fileno(), 65536)
+                    self.assertTrue(chunk, f"it ended before {text!r}: {said!r}")
+                    said += chunk
+            return next(line for line in said.split(b"\n") if text in line).decode()
         # systemd-socket-activate says so once the socket listens (the file exists from bind(),
         # a moment earlier, when a connection is still refused).
-        ready, _, _ = select.select([activator.stderr], [], [], 10)
-        self.assertTrue(ready, "systemd-socket-activate said nothing")
-        self.assertIn(b"Listening on", activator.stderr.readline())
+        wait_for_line(b"Listening on")
         client = Client(path)  # the first connection starts the daemon, which takes over the socket
         self.assertEqual(client.hello["type"], "hello")
         self.assertTrue(client.request("get")["ok"])
         self.assertFalse(os.path.exists(os.path.join(directory, "unused.sock")))
+        # Readiness comes after the socket (and the bus): its line says which socket is served.
+        self.assertIn("socket.activated=true", wait_for_line(b"listening"))
         activator.send_signal(15)
         activator.wait(timeout=10)
-        log = activator.stderr.read().decode()
-        self.assertIn("socket.activated=true", log)
 
 
 class Units(unittest.TestCase):

@@ -43,19 +43,6 @@ public struct TabletModeSwitchAccess: Sendable {
     }
 }
 
-/// How the daemon reads a convertible's lid switch: `start` begins reporting (closed, open, nil for
-/// unreadable) and returns the device's name and how to stop, or why there is none.
-public struct LidSwitchAccess: Sendable {
-    public typealias Report = @Sendable (_ closed: Bool?) -> Void
-    let start: @Sendable (@escaping Report) -> Result<(device: String, stop: @Sendable () -> Void), any Error>
-
-    public init(
-        start: @escaping @Sendable (@escaping Report) -> Result<(device: String, stop: @Sendable () -> Void), any Error>
-    ) {
-        self.start = start
-    }
-}
-
 /// Keeps a uinput SW_TABLET_MODE switch set to the hinge's mode (docs/convertibles.md): created on
 /// the first mode, set on every change, its failures logged once each. On the hub's event loop.
 final class TabletModeReporter {

@@ -67,6 +67,12 @@ final class HingeStage: Sendable {
                 return Outcome(
                     events: state.detector.forgetMeasured(),
                     angleLost: AngleLoss(reason: "the hinge sensor failed (\(reason))", isNews: false))
+            case .unavailable(let reason):
+                return Outcome(
+                    events: state.detector.forgetMeasured(),
+                    angleLost: AngleLoss(reason: "no hinge sensor (\(reason))", isNews: false))
+            case .available:
+                return Outcome()
             }
         }
     }

@@ -22,7 +22,7 @@ public final class OrientationHub: Sendable {
     /// A convertible's keyboard-base sensor, when one is read.
     private let baseSource: (any AccelerometerSource)?
     /// A hinge-angle sensor, when the device has one: sampled with the base.
-    private let hingeAngleSensor: (any HingeAngleSensor)?
+    private let hingeAngleSensor: (any HingeAngleSource)?
     /// Light, proximity and compass: each sampled while its topic is claimed.
     private let kindSources: [SensorKind: any KindSensorSource]
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
@@ -106,7 +106,7 @@ public final class OrientationHub: Sendable {
 
     public init(
         eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
-        baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSensor)? = nil,
+        baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSource)? = nil,
         kindSources: [any KindSensorSource] = [], serverName: String
     ) {
         self.eventLoop = eventLoop
@@ -383,21 +383,40 @@ public final class OrientationHub: Sendable {
         return .some(rate.restRate)
     }
 
-    /// The lid switch changed (nil: it became unreadable).
-    func lidSwitchChanged(_ closed: Bool?) {
-        sensorLogger.info("lid switch \(closed.map { $0 ? "closed" : "open" } ?? "unreadable")")
-        hinge?.lidSwitch(closed: closed)
+    /// The lid switch was found, lost, or moved: near closed and folded back it settles the mode.
+    func handleLidSwitch(_ event: LidSwitchEvent) {
+        switch event {
+        case .available(let device):
+            sensorLogger.info("lid switch read", metadata: ["input.device": "\(device)"])
+        case .unavailable(let reason):
+            sensorLogger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
+            hinge?.lidSwitch(closed: nil)
+        case .changed(let closed):
+            sensorLogger.info("lid switch \(closed ? "closed" : "open")")
+            hinge?.lidSwitch(closed: closed)
+        }
     }
 
-    /// A hinge-angle sensor's failure (its readings reach the hub only as the stage's outcomes).
-    func hingeAngleLost(_ reason: String, outcome: HingeStage.Outcome) {
-        sensorLogger.warning(
-            "hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
-        perform(hingeActions(outcome, at: MonotonicClock.now()))
+    /// The hinge-angle source found, lost or failed to read its sensor, or read an angle that is
+    /// news; its angles reach the hub only as the hinge stage's outcomes.
+    func handleHingeAngle(_ reading: HingeAngleReading, outcome: HingeStage.Outcome) {
+        switch reading {
+        case .available(let name):
+            sensorLogger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(name)"])
+        case .unavailable(let reason):
+            sensorLogger.info(
+                "no hinge-angle sensor: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
+        case .lost(let reason):
+            sensorLogger.warning(
+                "hinge-angle sensor cannot be read: the accelerometers decide alone", metadata: ["reason": "\(reason)"])
+        case .angle:
+            break
+        }
+        hingeChanged(outcome)
     }
 
-    /// Publishes what the hinge stage decided from a reading of the hinge-angle sensor.
-    func hingeChanged(_ outcome: HingeStage.Outcome) {
+    /// Publishes what the hinge stage decided.
+    private func hingeChanged(_ outcome: HingeStage.Outcome) {
         perform(hingeActions(outcome, at: MonotonicClock.now()))
     }
 

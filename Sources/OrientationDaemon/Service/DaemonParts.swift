@@ -37,29 +37,6 @@ extension DaemonPart {
             stop: { await WorkerThread.run("orientd-stop") { stop() } })
     }
 
-    /// The lid switch (SW_LID): read while the part runs; none is said once, and nothing runs.
-    static func lidSwitch(_ access: LidSwitchAccess, hub: OrientationHub, logger: Logger) -> DaemonPart {
-        let stopReading = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
-        let loop = hub.eventLoop
-        return sensor(
-            "lid-switch",
-            start: {
-                switch access.start({ closed in loop.execute { hub.lidSwitchChanged(closed) } }) {
-                case .success(let started):
-                    logger.info("lid switch read", metadata: ["input.device": "\(started.device)"])
-                    stopReading.withLockedValue { $0 = started.stop }
-                case .failure(let reason):
-                    logger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
-                }
-            },
-            stop: {
-                stopReading.withLockedValue { stop in
-                    defer { stop = nil }
-                    return stop
-                }?()
-            })
-    }
-
     /// libinput's tablet-mode switch: the reporter, whose uinput device comes with the first mode.
     static func tabletModeSwitch(
         _ access: TabletModeSwitchAccess, hub: OrientationHub, configuration: DaemonConfiguration

@@ -21,9 +21,9 @@ public final class OrientationDaemonService: Sendable {
     struct Sources: Sendable {
         let display: any AccelerometerSource
         let base: (any AccelerometerSource)?
-        let hingeAngle: (any HingeAngleSensor)?
+        let hingeAngle: (any HingeAngleSource)?
         let kinds: [any KindSensorSource]
-        let lidSwitch: LidSwitchAccess?
+        let lidSwitch: (any LidSwitchSource)?
         let tabletModeSwitch: TabletModeSwitchAccess?
     }
 
@@ -47,8 +47,8 @@ public final class OrientationDaemonService: Sendable {
     public init(
         configuration: DaemonConfiguration, source: any AccelerometerSource,
         baseSource: (any AccelerometerSource)? = nil,
-        hingeAngleSensor: (any HingeAngleSensor)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil,
-        lidSwitch: LidSwitchAccess? = nil,
+        hingeAngleSensor: (any HingeAngleSource)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil,
+        lidSwitch: (any LidSwitchSource)? = nil,
         kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?
     ) {
         self.notifier = notifier
@@ -111,12 +111,7 @@ public final class OrientationDaemonService: Sendable {
         if let base = sources.base { parts.append(.sensor("base-sensor", start: base.start, stop: base.shutdown)) }
         if let hingeAngle = sources.hingeAngle {
             parts.append(
-                .sensor(
-                    "hinge-angle-sensor",
-                    start: {
-                        try hingeAngle.start()
-                        logger.info("hinge-angle sensor read with the base", metadata: ["sensor": "\(hingeAngle.name)"])
-                    }, stop: hingeAngle.shutdown))
+                .sensor("hinge-angle-sensor", start: hingeAngle.start, stop: hingeAngle.shutdown))
         }
         for kind in sources.kinds {
             // A kind whose udev watch fails is logged and left out, as one never found.
@@ -125,7 +120,15 @@ public final class OrientationDaemonService: Sendable {
             }
             parts.append(.sensor("\(kind.kind.rawValue)-sensor", start: start, stop: kind.shutdown))
         }
-        if convertible, let lid = sources.lidSwitch { parts.append(.lidSwitch(lid, hub: hub, logger: logger)) }
+        if convertible, let lid = sources.lidSwitch {
+            // Read from its start, not with the base: its events cost nothing at rest, and a state
+            // an event told stays known (EVIOCGSW is not every driver's).
+            let start: @Sendable () throws -> Void = {
+                try lid.start()
+                lid.startSampling()
+            }
+            parts.append(.sensor("lid-switch", start: start, stop: lid.shutdown))
+        }
         if convertible, let tabletMode = sources.tabletModeSwitch {
             parts.append(.tabletModeSwitch(tabletMode, hub: hub, configuration: configuration))
         }
@@ -173,14 +176,14 @@ public final class OrientationDaemonService: Sendable {
                 loop.execute { hub.handleBase(event, outcome: outcome) }
             }
         }
+        if let lid = sources.lidSwitch, sources.base != nil || sources.hingeAngle != nil {
+            lid.deliver { event in loop.execute { hub.handleLidSwitch(event) } }
+        }
         if let hingeAngleSensor = sources.hingeAngle, let hinge {
             hingeAngleSensor.deliver { reading in
                 let outcome = hinge.observe(reading)
-                if case .lost(let reason) = reading {
-                    loop.execute { hub.hingeAngleLost(reason, outcome: outcome) }
-                } else if outcome.isNews {
-                    loop.execute { hub.hingeChanged(outcome) }
-                }
+                if case .angle = reading, !outcome.isNews { return }
+                loop.execute { hub.handleHingeAngle(reading, outcome: outcome) }
             }
         }
     }

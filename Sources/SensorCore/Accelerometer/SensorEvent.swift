@@ -169,25 +169,10 @@ public enum SensorEvent: Sendable, Hashable {
     case ended
 }
 
-/// A source of accelerometer events: a real IIO sensor, a replay, or standard input.
-///
-/// The daemon and the commands see sensors only through this protocol. A source holds nothing
-/// (no udev monitor, no thread) until ``start()``; it then watches for its sensor until
-/// ``shutdown()``, but samples only between ``startSampling()`` and ``stopSampling()``, so a sensor
-/// nobody needs costs nothing.
-public protocol AccelerometerSource: AnyObject, Sendable {
-    /// Every event of the source's life, for one consumer (``events`` or ``deliver(to:)``);
-    /// finished by ``shutdown()``.
-    var outlet: SensorEventOutlet { get }
-    /// Begins watching for the sensor (udev, a worker thread); idempotent. A source that throws
-    /// holds nothing.
-    func start() throws(SensorStartError)
-    /// Starts sampling (idempotent).
-    func startSampling()
-    /// Stops sampling (idempotent); the sensor stays known.
-    func stopSampling()
-    /// Stops everything, releases the device and finishes ``events``.
-    func shutdown()
+/// A source of accelerometer events: a real IIO sensor, a replay, or standard input (the one shape
+/// of every source, ``SensorSource``). The daemon and the commands see accelerometers only through
+/// this protocol.
+public protocol AccelerometerSource: SensorSource where Event == SensorEvent {
     /// How often a polled sensor is read now (nil: its configured rate); the mock sources, which
     /// play recorded time, have none.
     var readPace: ReadPace? { get }
@@ -195,11 +180,4 @@ public protocol AccelerometerSource: AnyObject, Sendable {
 
 extension AccelerometerSource {
     public var readPace: ReadPace? { nil }
-
-    /// Every event of the source's life as a stream; finishes after ``shutdown()``.
-    public var events: AsyncStream<SensorEvent> { outlet.events }
-
-    /// Every event of the source's life, passed to `receive` on the source's own threads, one at a
-    /// time and in order; none after ``shutdown()`` returns.
-    public func deliver(to receive: @escaping SensorEventOutlet.Receiver) { outlet.deliver(to: receive) }
 }

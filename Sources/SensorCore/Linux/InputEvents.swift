@@ -15,6 +15,7 @@ public struct InputEvent: Sendable, Hashable, CustomStringConvertible {
     public static let synchronization: UInt16 = 0x00  // EV_SYN
     public static let switchEvent: UInt16 = 0x05  // EV_SW
     public static let report: UInt16 = 0  // SYN_REPORT
+    public static let synDropped: UInt16 = 3  // SYN_DROPPED: events were lost; read the state again
     public static let lidSwitch: UInt16 = 0x00  // SW_LID
     public static let tabletModeSwitch: UInt16 = 0x01  // SW_TABLET_MODE
 
@@ -59,25 +60,35 @@ public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { "\(path): \(step): \(reason)" }
 }
 
-/// What a hinge-angle sensor reports (a device that measures its own hinge: `cros-ec-lid-angle`,
+/// What a hinge-angle source reports (a device that measures its own hinge: `cros-ec-lid-angle`,
 /// Intel's HID hinge sensor).
 public enum HingeAngleReading: Sendable, Hashable {
+    /// A hinge-angle sensor was found (at start or plugged in): what is read, for the log:
+    /// `iio:device3 (cros-ec-lid-angle) in_angl_raw`.
+    case available(name: String)
     /// Degrees, 0 closed to 360 folded back; nil when the sensor says the angle is unreliable.
     case angle(time: Double, degrees: Double?)
-    /// The sensor cannot be read (removed, failing): the accelerometers decide alone.
+    /// No hinge-angle sensor (none found, or removed): the accelerometers decide alone.
+    case unavailable(reason: String)
+    /// The sensor cannot be read (said once per episode; the next angle ends it): the accelerometers
+    /// decide alone meanwhile.
     case lost(reason: String)
 }
 
-/// A hinge-angle sensor, sampled like an accelerometer: only between ``startSampling()`` and
-/// ``stopSampling()``.
-public protocol HingeAngleSensor: AnyObject, Sendable {
-    /// What is read, for the log: `iio:device3 (cros-ec-lid-angle) in_angl_raw`.
-    var name: String { get }
-    /// Every reading, on the sensor's own queue, one at a time; set before sampling starts.
-    func deliver(to receive: @escaping @Sendable (HingeAngleReading) -> Void)
-    /// Makes the sensor ready to sample (idempotent); a sensor that throws holds nothing.
-    func start() throws(SensorStartError)
-    func startSampling()
-    func stopSampling()
-    func shutdown()
+/// A source of the hinge angle (the one shape of every source, ``SensorSource``), read with the
+/// base: only while something needs the hinge.
+public protocol HingeAngleSource: SensorSource where Event == HingeAngleReading {}
+
+/// What a lid-switch source reports.
+public enum LidSwitchEvent: Sendable, Hashable {
+    /// A lid switch was found (at start or plugged in): `Lid Switch (/dev/input/event0)`.
+    case available(device: String)
+    /// None: none found, removed, or unreadable. Near closed and folded back the hinge decides alone.
+    case unavailable(reason: String)
+    /// Closed or open: when reading starts and at every change.
+    case changed(closed: Bool)
 }
+
+/// A convertible's lid switch (the one shape of every source, ``SensorSource``): it settles closed
+/// versus folded back.
+public protocol LidSwitchSource: SensorSource where Event == LidSwitchEvent {}

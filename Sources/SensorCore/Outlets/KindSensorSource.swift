@@ -67,16 +67,8 @@ public enum KindSensorEvent: Sendable, Hashable {
     case recovered(SensorFault.Kind, device: String)
 }
 
-/// A source of one kind of sensor besides the accelerometer: it watches for its sensor from
-/// ``start()`` until ``shutdown()`` and reads it only between ``startSampling()`` and
-/// ``stopSampling()`` (the hub's claims), like ``AccelerometerSource``.
-public protocol KindSensorSource: AnyObject, Sendable {
+/// A source of one kind of sensor besides the accelerometer (the one shape of every source,
+/// ``SensorSource``).
+public protocol KindSensorSource: SensorSource where Event == KindSensorEvent {
     var kind: SensorKind { get }
-    /// Every event of the source's life, for one consumer; finished by ``shutdown()``.
-    var outlet: EventOutlet<KindSensorEvent> { get }
-    /// Begins watching for the sensor; idempotent. A source that throws holds nothing.
-    func start() throws(SensorStartError)
-    func startSampling()
-    func stopSampling()
-    func shutdown()
 }

@@ -14,7 +14,7 @@ import Glibc
 /// sensor that reports on change; a device that vanishes (ENODEV) ends the reader through `lost`.
 /// Values are `(value + offset) × scale`; a value that makes no sense (negative light, NaN) is a
 /// fault said once per episode, and the reading is dropped.
-final class BufferedChannelReader: KindReader, Sendable {
+final class BufferedChannelReader: SensorReader, Sendable {
     private let device: String
     private let conversion: any BufferConversion
     private let emit: @Sendable (KindSensorEvent) -> Void

@@ -32,7 +32,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var udev: Udev?
+        /// Set by ``start()`` for a local sensor; its udev serves discovery.
         var watch: UdevWatch?
         var retryTimer: (any DispatchSourceTimer)?
         var started = false
@@ -65,13 +65,9 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
                 guard !state.started, !state.shutDown else { return .success(()) }
                 if configuration.specification.isLocal {
                     do throws(UdevError) {
-                        let udev = try Udev()
-                        state.watch = try UdevWatch(
-                            udev: udev, subsystems: AccelerometerDiscovery.localSubsystems, queue: queue
-                        ) { [weak self] monitor in
-                            self?.handleUdevEvents(monitor)
+                        state.watch = try UdevWatch(subsystems: AccelerometerDiscovery.localSubsystems, queue: queue) {
+                            [weak self] changes in self?.udevChanged(changes)
                         }
-                        state.udev = udev
                     } catch {
                         return .failure(error)
                     }
@@ -114,7 +110,6 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
                 state.sampling = false
                 state.watch?.cancel()
                 state.watch = nil
-                state.udev = nil
                 state.retryTimer?.cancel()
                 state.retryTimer = nil
                 closeAcquisition(&state)
@@ -133,7 +128,7 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
             locateRemote(host: host, &state)
             return
         }
-        guard let udev = state.udev else { return }
+        guard let udev = state.watch?.udev else { return }
         let candidates: [AccelerometerCandidate]
         do {
             let removedPaths = state.removedPaths
@@ -198,34 +193,20 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
         outlet.emit(.unavailable(reason: reason))
     }
 
-    /// On `queue` (the udev watch's handler).
-    private func handleUdevEvents(_ monitor: UdevMonitor) {
+    /// On `queue` (the udev watch's handler). A removed sensor is reported at once; any change
+    /// (an addition, a `change` after `orientd calibrate --write` installs a hwdb entry, whose new
+    /// ACCEL_MOUNT_MATRIX makes a different candidate) is looked at afresh.
+    private func udevChanged(_ changes: UdevChanges) {
         state.withLock { state in
             guard !state.shutDown else { return }
-            var changed = false
-            while let device = monitor.receive() {
-                switch device.action {
-                case "remove":
-                    state.removedPaths.insert(device.syspath)
-                    if let current = state.current, current.candidate.sysfsPath == device.syspath {
-                        closeAcquisition(&state)
-                        state.current = nil
-                        reportUnavailable(
-                            "\(current.candidate.deviceID) (\(current.candidate.name)) was removed", &state)
-                    }
-                    changed = true
-                case "add":
-                    state.removedPaths.remove(device.syspath)
-                    changed = true
-                case "change":
-                    // `udevadm trigger` after a hwdb update (`orientd calibrate --write`): a new
-                    // ACCEL_MOUNT_MATRIX makes a different candidate, which is adopted afresh.
-                    changed = true
-                default:
-                    break
-                }
+            state.removedPaths.formUnion(changes.removed)
+            state.removedPaths.subtract(changes.added)
+            if let current = state.current, let path = current.candidate.sysfsPath, changes.removed.contains(path) {
+                closeAcquisition(&state)
+                state.current = nil
+                reportUnavailable("\(current.candidate.deviceID) (\(current.candidate.name)) was removed", &state)
             }
-            if changed { locate(&state) }
+            locate(&state)
         }
     }
 

@@ -8,199 +8,95 @@ import Synchronization
 import Glibc
 #endif
 
-/// A light, proximity or compass sensor found through udev, as a ``KindSensorSource``: one per kind.
-///
-/// All state lives on one serial queue, which also reads an evdev switch's events; an attribute is
-/// polled by a reader thread of its own while claimed (``AttributePoller``). Udev monitors on the kind's
-/// subsystems report hotplug: a removed sensor is reported unavailable, an added one is described
-/// and, while claimed, read at once. Nothing is read while nobody claims the kind.
+/// A light, proximity or compass sensor found through udev, as a ``KindSensorSource``: one per kind,
+/// on the one skeleton of watched sources (``WatchedSensorSource``). The driver table finds it;
+/// it is read by its plan: an attribute polled by a thread of its own (``AttributePoller``), an
+/// evdev switch's events on the source's queue, or an IIO buffer. Nothing is read while nobody
+/// claims the kind.
 public final class UdevKindSource: KindSensorSource, Sendable {
     public let kind: SensorKind
-    public let outlet = EventOutlet<KindSensorEvent>()
-    private let queue: DispatchQueue
-    /// Confined to `queue`: only code running there takes the lock, so it is never contended; it
-    /// makes the confinement checked. Synchronization's Mutex, which may hold what is not Sendable
-    /// (udev, dispatch sources); ThreadSanitizer sees the queue's ordering of every access.
-    private let state = Mutex(State())
-
-    private struct State {
-        /// Set by ``start()``.
-        var udev: Udev?
-        var watch: UdevWatch?
-        var current: KindCandidate?
-        var reader: KindReader?
-        var sampling = false
-        var shutDown = false
-        var announcedUnavailable: String?
-    }
+    private let watched: WatchedSensorSource<KindCandidate, KindSensorEvent>
+    public var outlet: EventOutlet<KindSensorEvent> { watched.outlet }
 
     /// Holds nothing until ``start()``.
     public init(kind: SensorKind) {
         self.kind = kind
-        queue = DispatchQueue(label: "orientd.\(kind.rawValue)")
+        watched = WatchedSensorSource(
+            .init(
+                name: kind.description, queueLabel: "orientd.\(kind.rawValue)",
+                subsystems: KindDiscovery.subsystems(for: kind),
+                locate: { udev in
+                    let candidates = KindDiscovery.candidates(for: kind, udev: udev)
+                    if let chosen = candidates.first(where: { $0.plan != nil }) { return .success(chosen) }
+                    // A sensor that cannot be served says why (with the absence).
+                    let problems = candidates.flatMap(\.description.problems)
+                    return .failure(
+                        .init(
+                            reason: candidates.isEmpty
+                                ? "no \(kind) found"
+                                : "no \(kind) that can be read: \(problems.joined(separator: "; "))"))
+                },
+                same: { $0.description == $1.description }, syspath: \.syspath,
+                identity: { "\($0.description.identifier) (\($0.description.name))" },
+                available: { .available($0.description) }, unavailable: { .unavailable(reason: $0) },
+                read: Self.read))
     }
 
-    /// Watches for a sensor of the kind (a udev monitor) and reports what it finds; fails only when
-    /// udev itself cannot be used, holding nothing then.
-    public func start() throws(SensorStartError) {
-        let result = queue.sync { () -> Result<Void, UdevError> in
-            state.withLock { state in
-                guard state.udev == nil, !state.shutDown else { return .success(()) }
-                do throws(UdevError) {
-                    let udev = try Udev()
-                    state.watch = try UdevWatch(
-                        udev: udev, subsystems: KindDiscovery.subsystems(for: kind), queue: queue
-                    ) { [weak self] monitor in
-                        self?.handleUdevEvents(monitor)
-                    }
-                    state.udev = udev
-                } catch {
-                    return .failure(error)
-                }
-                locate(&state)
-                return .success(())
-            }
-        }
-        if case .failure(let error) = result {
-            throw SensorStartError("cannot watch for the \(kind): \(error)")
-        }
-    }
+    public func start() throws(SensorStartError) { try watched.start() }
+    public func startSampling() { watched.startSampling() }
+    public func stopSampling() { watched.stopSampling() }
+    public func shutdown() { watched.shutdown() }
 
-    deinit { shutdown() }
-
-    public func startSampling() {
-        queue.async { [self] in
-            state.withLock { state in
-                guard state.udev != nil, !state.shutDown, !state.sampling else { return }
-                state.sampling = true
-                startReading(&state)
-            }
-        }
-    }
-
-    public func stopSampling() {
-        queue.async { [self] in
-            state.withLock { state in
-                state.sampling = false
-                state.reader?.stop()
-                state.reader = nil
-            }
-        }
-    }
-
-    public func shutdown() {
-        let first = queue.sync { () -> Bool in
-            state.withLock { state in
-                guard !state.shutDown else { return false }
-                state.shutDown = true
-                state.sampling = false
-                state.reader?.stop()
-                state.reader = nil
-                state.watch?.cancel()
-                state.watch = nil
-                state.udev = nil
-                return true
-            }
-        }
-        if first { outlet.finish() }
-    }
-
-    // MARK: - Finding the sensor (on `queue`, under the lock)
-
-    private func locate(_ state: inout State) {
-        guard !state.shutDown, let udev = state.udev else { return }
-        let candidates = KindDiscovery.candidates(for: kind, udev: udev)
-        guard let chosen = candidates.first(where: { $0.plan != nil }) else {
-            if state.current != nil {
-                state.reader?.stop()
-                state.reader = nil
-                state.current = nil
-            }
-            // A sensor that cannot be served says why, once (with the absence), however often udev speaks.
-            let problems = candidates.flatMap(\.description.problems)
-            reportUnavailable(
-                candidates.isEmpty
-                    ? "no \(kind) found" : "no \(kind) that can be read: \(problems.joined(separator: "; "))",
-                &state)
-            return
-        }
-        if let current = state.current, current.description == chosen.description { return }
-        state.reader?.stop()
-        state.reader = nil
-        state.current = chosen
-        state.announcedUnavailable = nil
-        outlet.emit(.available(chosen.description))
-        if state.sampling { startReading(&state) }
-    }
-
-    private func reportUnavailable(_ reason: String, _ state: inout State) {
-        guard state.announcedUnavailable == nil else { return }
-        state.announcedUnavailable = reason
-        outlet.emit(.unavailable(reason: reason))
-    }
-
-    /// On `queue` (the udev watch's handler).
-    private func handleUdevEvents(_ monitor: UdevMonitor) {
-        state.withLock { state in
-            guard !state.shutDown else { return }
-            var changed = false
-            while let device = monitor.receive() {
-                if device.action == "remove", let current = state.current,
-                    current.syspath == device.syspath || current.syspath.hasPrefix(device.syspath + "/")
-                {
-                    state.reader?.stop()
-                    state.reader = nil
-                    state.current = nil
-                    reportUnavailable(
-                        "\(current.description.identifier) (\(current.description.name)) was removed", &state)
-                }
-                changed = true
-            }
-            if changed { locate(&state) }
-        }
-    }
-
-    // MARK: - Reading (on `queue`, under the lock)
-
-    private func startReading(_ state: inout State) {
-        guard state.sampling, state.reader == nil, let current = state.current, let plan = current.plan else { return }
-        let device = current.description.identifier
-        let emit: @Sendable (KindSensorEvent) -> Void = { [outlet] in outlet.emit($0) }
+    /// The reader the plan asks for.
+    private static func read(
+        _ found: KindCandidate, queue: DispatchQueue, emit: @escaping @Sendable (KindSensorEvent) -> Void,
+        lost: @escaping @Sendable (String) -> Void
+    ) -> (any SensorReader)? {
+        guard let plan = found.plan else { return nil }
+        let device = found.description.identifier
         switch plan {
         case .attribute(let path, let conversion, let interval):
-            state.reader = AttributePoller(
-                path: path, conversion: conversion, interval: interval, device: device, emit: emit)
+            return AttributePoller(
+                path: path, conversion: conversion, interval: interval, device: device,
+                emit: { emit(KindSensorEvent($0)) })
         case .evdevSwitch(let node, let code):
-            state.reader = EvdevSwitchReader(
-                node: node, code: code, device: device, queue: queue, emit: emit,
-                lost: { [weak self] reason in
-                    self?.readerLost(reason)
-                })
+            return EvdevSwitchReader(
+                node: node, code: code, device: device, queue: queue,
+                emit: { emit(KindSensorEvent($0.map { near in .proximity(near: near) })) }, lost: lost)
         case .buffer(let deviceID, let channel, let trigger, let conversion):
-            state.reader = BufferedChannelReader(
+            return BufferedChannelReader(
                 deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
-                lost: { [weak self, queue] reason in
-                    queue.async { [weak self] in self?.readerLost(reason) }
-                })
-        }
-    }
-
-    /// An evdev device vanished under the reader: unavailable until udev finds one again. On `queue`.
-    private func readerLost(_ reason: String) {
-        state.withLock { state in
-            guard let current = state.current else { return }
-            state.reader?.stop()
-            state.reader = nil
-            state.current = nil
-            reportUnavailable(
-                "\(current.description.identifier) (\(current.description.name)) lost: \(reason)", &state)
+                lost: { reason in queue.async { lost(reason) } })
         }
     }
 }
 
-/// Reads a sensor while it is claimed.
-protocol KindReader: AnyObject {
-    func stop()
+extension KindSensorEvent {
+    /// What a poller read, as a kind's event.
+    init(_ polled: PolledEvent<SensorReading>) {
+        switch polled {
+        case .reading(let reading, let time): self = .reading(reading, time: time)
+        case .fault(let fault): self = .fault(fault)
+        case .recovered(let kind, let device): self = .recovered(kind, device: device)
+        }
+    }
+}
+
+/// What a reader reports (an ``AttributePoller``, an ``EvdevSwitchReader``).
+enum PolledEvent<Reading: Sendable>: Sendable {
+    case reading(Reading, time: Double)
+    /// The first of an episode: the sensor cannot be read, or what it says is no reading.
+    case fault(SensorFault)
+    case recovered(SensorFault.Kind, device: String)
+
+    /// The same event with its reading converted.
+    func map<Other: Sendable>(_ convert: (Reading) -> Other) -> PolledEvent<Other> {
+        switch self {
+        case .reading(let reading, let time): .reading(convert(reading), time: time)
+        case .fault(let fault): .fault(fault)
+        case .recovered(let kind, let device): .recovered(kind, device: device)
+        }
+    }
 }
 
 /// An attribute read every `interval` seconds on a thread of its own (the first read at once), its
@@ -210,16 +106,18 @@ protocol KindReader: AnyObject {
 /// woke libdispatch's manager thread and a worker besides the read, three wake-ups per reading
 /// (measured with light claimed at rest, docs/benchmarks.md); the thread wakes once per reading, as
 /// the accelerometer's poll loop does. Its mutable state (a ``Poll``) is the thread's alone.
-final class AttributePoller: KindReader, Sendable {
+final class AttributePoller: SensorReader, Sendable {
     private let stopper = Wakeup()
     private let thread: WorkerThread
 
-    init(
-        path: String, conversion: any AttributeConversion, interval: Double, device: String,
-        emit: @escaping @Sendable (KindSensorEvent) -> Void
+    /// - Parameter repeats: pass on a reading equal to the last one too (a hinge angle, whose
+    ///   staleness is judged by its readings); otherwise only changes are news.
+    init<Conversion: AttributeConversion>(
+        path: String, conversion: Conversion, interval: Double, device: String, repeats: Bool = false,
+        emit: @escaping @Sendable (PolledEvent<Conversion.Reading>) -> Void
     ) {
         thread = WorkerThread(name: conversion.readerName) { [stopper] in
-            var poll = Poll(path: path, conversion: conversion, device: device, emit: emit)
+            var poll = Poll(path: path, conversion: conversion, device: device, repeats: repeats, emit: emit)
             var due = MonotonicClock.now()
             repeat {
                 poll.poll()
@@ -236,25 +134,16 @@ final class AttributePoller: KindReader, Sendable {
     }
 
     /// What the thread reads and remembers between reads.
-    fileprivate struct Poll {
+    fileprivate struct Poll<Conversion: AttributeConversion> {
         let path: String
-        var conversion: any AttributeConversion
+        var conversion: Conversion
         let device: String
-        let emit: @Sendable (KindSensorEvent) -> Void
+        let repeats: Bool
+        let emit: @Sendable (PolledEvent<Conversion.Reading>) -> Void
         var faults = FaultTracker()
         /// The last reading passed on: the same value again is no news, and passing it on would wake
         /// the daemon's event loop at every poll of a sensor that does not change.
-        var lastReading: SensorReading?
-
-        init(
-            path: String, conversion: any AttributeConversion, device: String,
-            emit: @escaping @Sendable (KindSensorEvent) -> Void
-        ) {
-            self.path = path
-            self.conversion = conversion
-            self.device = device
-            self.emit = emit
-        }
+        var lastReading: Conversion.Reading?
     }
 }
 
@@ -275,7 +164,7 @@ extension AttributePoller.Poll {
         switch conversion.reading(from: text) {
         case .success(let reading):
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
-            guard reading != lastReading else { return }
+            guard repeats || reading != lastReading else { return }
             lastReading = reading
             emit(.reading(reading, time: MonotonicClock.now()))
         case .failure(let problem):
@@ -286,13 +175,14 @@ extension AttributePoller.Poll {
     }
 }
 
-/// An evdev switch read as events: its state at start (EVIOCGSW) and again after each event of
-/// it, as iio-sensor-proxy does (the state, not the event's value, is the truth after a dropped
-/// event). A device that vanishes ends the reader through `lost`.
-final class EvdevSwitchReader: KindReader {
+/// An evdev switch (SW_FRONT_PROXIMITY, SW_LID) read as events, on or off: its state at start
+/// (EVIOCGSW), then each event's value, and the state again after the kernel dropped events
+/// (SYN_DROPPED: the evdev protocol's way to resynchronise). A device that vanishes ends the reader
+/// through `lost`.
+final class EvdevSwitchReader: SensorReader {
     private let descriptor: Int32
     private let code: UInt16
-    private let emit: @Sendable (KindSensorEvent) -> Void
+    private let emit: @Sendable (PolledEvent<Bool>) -> Void
     private var source: (any DispatchSourceRead)?
     private var pending: [UInt8] = []
     private var faults = FaultTracker()
@@ -300,7 +190,7 @@ final class EvdevSwitchReader: KindReader {
 
     init(
         node: String, code: UInt16, device: String, queue: DispatchQueue,
-        emit: @escaping @Sendable (KindSensorEvent) -> Void,
+        emit: @escaping @Sendable (PolledEvent<Bool>) -> Void,
         lost: @escaping @Sendable (String) -> Void
     ) {
         self.code = code
@@ -338,7 +228,7 @@ final class EvdevSwitchReader: KindReader {
             return
         }
         if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
-        emit(.reading(.proximity(near: bits[Int(code) / 8] & (1 << (code % 8)) != 0), time: MonotonicClock.now()))
+        emit(.reading(bits[Int(code) / 8] & (1 << (code % 8)) != 0, time: MonotonicClock.now()))
     }
 
     /// Reads what is waiting; returns why the device is lost, if it is.
@@ -353,7 +243,13 @@ final class EvdevSwitchReader: KindReader {
         let whole = pending.count - pending.count % orientd_input_event_size()
         let events = UInputTabletModeSwitch.decode(Array(pending[0..<whole]))
         pending.removeFirst(whole)
-        if events.contains(where: { $0.type == InputEvent.switchEvent && $0.code == code }) { reportState() }
+        for event in events {
+            if event.type == InputEvent.switchEvent, event.code == code {
+                emit(.reading(event.value != 0, time: MonotonicClock.now()))
+            } else if event.type == InputEvent.synchronization, event.code == InputEvent.synDropped {
+                reportState()
+            }
+        }
         return nil
     }
 }

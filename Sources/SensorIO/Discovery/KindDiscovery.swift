@@ -4,7 +4,7 @@ import SensorCore
 /// How a found light, proximity or compass sensor is read.
 enum KindReadPlan: Sendable {
     /// A sysfs attribute at `path`, read every `interval` seconds and converted by its driver's rule.
-    case attribute(path: String, conversion: any AttributeConversion, interval: Double)
+    case attribute(path: String, conversion: any AttributeConversion<SensorReading>, interval: Double)
     /// An evdev switch at `node`: its state (EVIOCGSW) at start and after every event of it.
     case evdevSwitch(node: String, code: UInt16)
     /// One channel of an IIO device's buffer (HID sensor hubs), paced by `trigger`.
@@ -13,11 +13,13 @@ enum KindReadPlan: Sendable {
 
 /// A driver's rule for its attribute's text (in the driver's file): the reader calls it with every
 /// text it reads. Mutating: a rule may remember (proximity's hysteresis).
-protocol AttributeConversion: Sendable {
+protocol AttributeConversion<Reading>: Sendable {
+    /// A kind's ``SensorReading``; the hinge's degrees.
+    associatedtype Reading: Equatable & Sendable
     /// The reader thread's name: `orientd-light`.
     var readerName: String { get }
     /// The reading, or what is wrong with the text (quoting it, for the log).
-    mutating func reading(from text: String) -> Result<SensorReading, ValueProblem>
+    mutating func reading(from text: String) -> Result<Reading, ValueProblem>
 }
 
 /// A driver's rule for a buffered channel's value, already `(value + offset) × scale` and finite.

@@ -3,7 +3,7 @@ import SensorCore
 /// A device that measures its own hinge (iio-sensor-proxy has no driver for it): an IIO device
 /// with an angle channel, `in_angl_raw` (ChromeOS's `cros-ec-lid-angle`, in whole degrees) or
 /// `in_angl0_raw` (the hinge of Intel's HID hinge sensor, whose channels 1 and 2 are the screen's
-/// and the keyboard's), read with the base (``IIOHingeAngleSensor``).
+/// and the keyboard's), read with the base (``UdevHingeAngleSource``).
 struct HingeAngleDriver: SensorDriver {
     let name = "iio-poll-hinge"
     let target = DriverTarget.hingeAngle
@@ -21,7 +21,7 @@ struct HingeAngleDriver: SensorDriver {
         }
         return .hingeAngle(
             HingeAngleChannel(
-                deviceID: device.sysname, name: name, path: device.syspath + "/\(channel)_raw",
+                deviceID: device.sysname, name: name, syspath: device.syspath, path: device.syspath + "/\(channel)_raw",
                 scale: number("scale") ?? 1, offset: number("offset") ?? 0,
                 reportsDegrees: name == "cros-ec-lid-angle"))
     }

@@ -6,10 +6,12 @@ public struct LidSwitchDevice: Sendable, Hashable {
     public var name: String
     /// `/dev/input/event0`.
     public var node: String
+    /// The event node's syspath: its removal loses the switch.
+    public var syspath: String
 }
 
 /// A convertible's lid switch (iio-sensor-proxy has no driver for it): an input event device whose
-/// parent's `capabilities/sw` has SW_LID, read by ``LidSwitchMonitor``.
+/// parent's `capabilities/sw` has SW_LID, read by ``EvdevLidSwitchSource``.
 struct LidSwitchDriver: SensorDriver {
     let name = "input-lid-switch"
     let target = DriverTarget.lidSwitch
@@ -23,6 +25,7 @@ struct LidSwitchDriver: SensorDriver {
             let bits = parent.attribute("capabilities/sw"),
             InputSwitches.hasBit(Int(InputEvent.lidSwitch), inBitmask: bits)
         else { return nil }
-        return .lidSwitch(LidSwitchDevice(name: parent.attribute("name") ?? device.sysname, node: node))
+        return .lidSwitch(
+            LidSwitchDevice(name: parent.attribute("name") ?? device.sysname, node: node, syspath: device.syspath))
     }
 }

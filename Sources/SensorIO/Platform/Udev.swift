@@ -131,20 +131,41 @@ public final class UdevMonitor {
     }
 }
 
-/// udev monitors on some subsystems whose events are handled on a queue as they arrive (the queue
-/// watches their descriptors: no polling of sysfs). Each sensor source owns one for the subsystems
-/// its devices live in; ``cancel()`` stops the handler for good.
+/// What udev said since a watch's handler last ran: the devices removed and added (their syspaths),
+/// and whether anything at all changed (a `change` too: a hwdb entry installed).
+struct UdevChanges {
+    var removed: [String] = []
+    var added: [String] = []
+    var any = false
+}
+
+/// The udev watch every sensor source stands on: a libudev context of its own (for its discovery)
+/// and monitors on the subsystems its drivers' devices live in, whose events are handled on the
+/// source's queue as they arrive (the queue watches their descriptors: no polling of sysfs).
+/// ``cancel()`` stops the handler for good; dropping the watch releases udev.
 final class UdevWatch {
+    /// For discovery on the source's queue.
+    let udev: Udev
     private var sources: [any DispatchSourceRead] = []
 
-    /// `handler` runs on `queue` with the monitor that has events waiting.
-    init(
-        udev: Udev, subsystems: [String], queue: DispatchQueue, handler: @escaping (UdevMonitor) -> Void
-    ) throws(UdevError) {
+    /// `changed` runs on `queue` with what a monitor had waiting.
+    init(subsystems: [String], queue: DispatchQueue, changed: @escaping (UdevChanges) -> Void) throws(UdevError) {
+        udev = try Udev()
         for subsystem in subsystems {
             let monitor = try UdevMonitor(udev: udev, subsystem: subsystem)
             let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
-            source.setEventHandler { [monitor] in handler(monitor) }
+            source.setEventHandler { [monitor] in
+                var changes = UdevChanges()
+                while let device = monitor.receive() {
+                    changes.any = true
+                    switch device.action {
+                    case "remove": changes.removed.append(device.syspath)
+                    case "add": changes.added.append(device.syspath)
+                    default: break
+                    }
+                }
+                if changes.any { changed(changes) }
+            }
             sources.append(source)
             source.resume()
         }
