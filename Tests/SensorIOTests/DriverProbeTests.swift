@@ -6,7 +6,7 @@ import Testing
 
 /// A device as a probe sees it, from dictionaries: its sysfs attributes (a key present with a nil
 /// value exists but cannot be read), its udev properties, its parent.
-private final class DictionaryDevice: SensorDevice {
+final class DictionaryDevice: SensorDevice {
     let sysname: String
     let subsystem: String?
     let deviceNode: String?
@@ -32,7 +32,7 @@ private final class DictionaryDevice: SensorDevice {
     func attribute(_ name: String) -> String? { attributes[name] ?? nil }
 }
 
-private let noTriggers = DriverContext(triggers: [])
+let noTriggers = DriverContext(triggers: [])
 
 /// The driver of this name in the table.
 private func driver(_ name: String) -> any SensorDriver {
@@ -227,12 +227,40 @@ struct DriverProbeTests {
         #expect(driver("input-lid-switch").probe(tabletNode, context: noTriggers) == nil)
     }
 
-    @Test("every driver of the table has a probe test here")
-    func everyDriverTested() {
-        let tested = [
-            "iio-accel", "input-accel", "iio-buffer-als", "iio-poll-als", "hwmon-als", "iio-poll-proximity",
-            "input-proximity", "iio-buffer-compass", "iio-poll-hinge", "input-lid-switch",
+    /// One device each driver of the table must recognise; a driver added to the table without
+    /// one here fails ``everyDriverProbed()``.
+    static func recognised() -> [String: DictionaryDevice] {
+        let switches = { (bits: String) in
+            DictionaryDevice(
+                "event3", subsystem: "input", node: "/dev/input/event3",
+                parent: DictionaryDevice("input3", subsystem: "input", attributes: ["capabilities/sw": bits]))
+        }
+        return [
+            "iio-accel": DictionaryDevice(
+                "iio:device0", attributes: ["in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "0"]),
+            "input-accel": DictionaryDevice(
+                "event2", subsystem: "input", node: "/dev/input/event2", properties: ["ID_INPUT_ACCELEROMETER": "1"]),
+            "iio-buffer-als": DictionaryDevice("iio:device1", attributes: ["scan_elements/in_intensity_both_en": "0"]),
+            "iio-poll-als": DictionaryDevice("iio:device1", attributes: ["in_illuminance_raw": "1"]),
+            "hwmon-als": DictionaryDevice("applesmc.768", subsystem: "platform", attributes: ["light": "(1,2)"]),
+            "iio-poll-proximity": DictionaryDevice("iio:device2", attributes: ["in_proximity_raw": "1"]),
+            "input-proximity": switches("800"),
+            "iio-buffer-compass": DictionaryDevice(
+                "iio:device3", attributes: ["scan_elements/in_rot_from_north_magnetic_tilt_comp_en": "0"]),
+            "iio-poll-hinge": DictionaryDevice("iio:device4", attributes: ["in_angl_raw": "90"]),
+            "input-lid-switch": switches("1"),
         ]
-        #expect(Set(SensorDrivers.table.map(\.name)) == Set(tested))
+    }
+
+    @Test("every driver of the table recognises a device of its own, and no device of another target")
+    func everyDriverProbed() throws {
+        let devices = Self.recognised()
+        for driver in SensorDrivers.table {
+            let device = try #require(devices[driver.name], "\(driver.name) has no device in recognised()")
+            #expect(driver.probe(device, context: noTriggers) != nil, "\(driver.name)")
+            for other in SensorDrivers.table where other.target != driver.target {
+                #expect(other.probe(device, context: noTriggers) == nil, "\(other.name) takes \(driver.name)'s device")
+            }
+        }
     }
 }

@@ -200,7 +200,7 @@ class Convertible(TestbedCase):
         self.fold(350)
         lid = self.add_lid_switch(closed=False)
         daemon = self.serve()
-        daemon.wait_for(lambda d: d.stderr_contains("lid switch read input.device=Lid Switch (/dev/input/event7)"), what="the lid switch")
+        daemon.wait_for(lambda d: d.stderr_contains("lid switch found input.device=Lid Switch (/dev/input/event7)"), what="the lid switch")
         daemon.wait_for(lambda d: d.stderr_contains("lid switch open"), what="EVIOCGSW's answer")
         client = self.client("hinge", "mode")
         event = self.mode_becomes(client, "tablet")

@@ -152,7 +152,7 @@ class Lifecycle(TestbedCase):
         before = self.held(daemon, "before the first part starts")
         self.go_on(daemon)
         daemon.wait_for(lambda d: d.stderr_contains("started part=readiness"), what="readiness")
-        self.assertTrue(daemon.stderr_contains("lid switch read"), "the lid switch is read")
+        self.assertTrue(daemon.stderr_contains("lid switch found"), "the lid switch is found")
         self.assertTrue(daemon.stderr_contains("hinge-angle sensor read with the base"))
         running = snapshot(daemon.process.pid)
         self.assertIn("orientd-silence", running[1], "the silence alarm's thread runs")

@@ -21,7 +21,8 @@ public final class OrientationHub: Sendable {
     private let source: any AccelerometerSource
     /// A convertible's keyboard-base sensor, when one is read.
     private let baseSource: (any AccelerometerSource)?
-    /// A hinge-angle sensor, when the device has one: sampled with the base.
+    /// The hinge-angle source (on every local device with a base source: it watches for a sensor),
+    /// sampled with the base.
     private let hingeAngleSensor: (any HingeAngleSource)?
     /// Light, proximity and compass: each sampled while its topic is claimed.
     private let kindSources: [SensorKind: any KindSensorSource]
@@ -67,6 +68,8 @@ public final class OrientationHub: Sendable {
         /// Listeners whose connection closed while a list was carried out (a write that failed closes
         /// the socket, and SwiftNIO reports that at once): disconnected after the list, in it.
         var closedWhilePerforming: [ListenerID] = []
+        /// How many listeners were disconnected that way (the tests' evidence that none nested).
+        var disconnectsDeferred = 0
 
         init(machine: HubStateMachine) {
             self.machine = machine
@@ -139,6 +142,8 @@ public final class OrientationHub: Sendable {
     var seq: Int { onLoop.machine.seq }
     /// The sensor of `kind` is sampling and its first reading has not come yet.
     func awaitsFirstReading(_ kind: SensorKind) -> Bool { onLoop.machine.awaitingFirstReading.contains(kind) }
+    /// Listeners whose connection closed during an action list and were disconnected after it.
+    var disconnectsDeferred: Int { onLoop.disconnectsDeferred }
     /// The summary systemd shows in `systemctl status`.
     var statusLine: String { onLoop.machine.statusLine }
 
@@ -155,8 +160,10 @@ public final class OrientationHub: Sendable {
     /// the client gone closes its socket, and SwiftNIO reports the close at once) it is noted and
     /// handled at the end of that list instead of in a list of its own.
     func disconnect(_ listener: ListenerID) {
-        if onLoop.performing {
-            onLoop.closedWhilePerforming.append(listener)
+        let state = onLoop
+        if state.performing {
+            state.closedWhilePerforming.append(listener)
+            state.disconnectsDeferred += 1
             return
         }
         perform(onLoop.machine.disconnect(listener))
@@ -387,13 +394,15 @@ public final class OrientationHub: Sendable {
     func handleLidSwitch(_ event: LidSwitchEvent) {
         switch event {
         case .available(let device):
-            sensorLogger.info("lid switch read", metadata: ["input.device": "\(device)"])
+            sensorLogger.info("lid switch found", metadata: ["input.device": "\(device)"])
         case .unavailable(let reason):
             sensorLogger.info("no lid switch read: \(reason); near closed and folded back the hinge decides alone")
             hinge?.lidSwitch(closed: nil)
         case .changed(let closed):
             sensorLogger.info("lid switch \(closed ? "closed" : "open")")
             hinge?.lidSwitch(closed: closed)
+        case .unreadable(let reason):
+            sensorLogger.warning("lid switch state cannot be asked: \(reason); the last state holds")
         }
     }
 

@@ -12,8 +12,9 @@ import Glibc
 ///
 /// Parts start and stop from Swift Concurrency's jobs, which run on the event loop that serves
 /// every client (`Orientd.main`). What blocks (udev discovery, sysfs walks, opening devices, bus
-/// round trips, joining threads) therefore runs on a thread of its own (``WorkerThread/run(_:_:)``);
-/// what runs on the loop only hands work to it.
+/// round trips, joining a sensor's readers) therefore runs on a thread of its own
+/// (``WorkerThread/run(_:_:)``). What stays on the loop is brief: starting and joining the silence
+/// alarm's and the acceptor's threads, which wait for nothing but a wake-up.
 extension DaemonPart {
     /// The hub: wires every source's events to it; at the end, cancels its own timers.
     static func hub(_ hub: OrientationHub, wire: @escaping @Sendable () -> Void) -> DaemonPart {

@@ -123,8 +123,9 @@ public final class OrientationDaemonService: Sendable {
         if convertible, let lid = sources.lidSwitch {
             // Read from its start, not with the base: its events cost nothing at rest, and a state
             // an event told stays known (EVIOCGSW is not every driver's).
-            let start: @Sendable () throws -> Void = {
-                try lid.start()
+            // A lid switch whose udev watch fails is logged and left out, as a kind's is.
+            let start: @Sendable () -> Void = {
+                do throws(SensorStartError) { try lid.start() } catch { logger.error("\(error)") }
                 lid.startSampling()
             }
             parts.append(.sensor("lid-switch", start: start, stop: lid.shutdown))

@@ -81,12 +81,15 @@ public protocol HingeAngleSource: SensorSource where Event == HingeAngleReading 
 
 /// What a lid-switch source reports.
 public enum LidSwitchEvent: Sendable, Hashable {
-    /// A lid switch was found (at start or plugged in): `Lid Switch (/dev/input/event0)`.
+    /// A lid switch was found (at start or plugged in; read from now, or said unavailable if it
+    /// cannot be opened): `Lid Switch (/dev/input/event0)`.
     case available(device: String)
     /// None: none found, removed, or unreadable. Near closed and folded back the hinge decides alone.
     case unavailable(reason: String)
     /// Closed or open: when reading starts and at every change.
     case changed(closed: Bool)
+    /// Its state could not be asked (EVIOCGSW failed; said once per episode): the last state holds.
+    case unreadable(reason: String)
 }
 
 /// A convertible's lid switch (the one shape of every source, ``SensorSource``): it settles closed

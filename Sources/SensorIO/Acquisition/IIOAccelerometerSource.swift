@@ -199,8 +199,10 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
     private func udevChanged(_ changes: UdevChanges) {
         state.withLock { state in
             guard !state.shutDown else { return }
-            state.removedPaths.formUnion(changes.removed)
-            state.removedPaths.subtract(changes.added)
+            for (action, path) in changes.devices {
+                if action == "remove" { state.removedPaths.insert(path) }
+                if action == "add" { state.removedPaths.remove(path) }
+            }
             if let current = state.current, let path = current.candidate.sysfsPath, changes.removed.contains(path) {
                 closeAcquisition(&state)
                 state.current = nil

@@ -29,8 +29,7 @@ public final class EvdevLidSwitchSource: LidSwitchSource, Sendable {
                         emit: { polled in
                             switch polled {
                             case .reading(let closed, _): emit(.changed(closed: closed))
-                            case .fault(let fault):
-                                emit(.unavailable(reason: "\(fault.kind.rawValue): \(fault.detail)"))
+                            case .fault(let fault): emit(.unreadable(reason: fault.detail))
                             case .recovered: break  // the next state says it
                             }
                         }, lost: lost)

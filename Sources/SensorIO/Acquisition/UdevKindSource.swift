@@ -176,15 +176,17 @@ extension AttributePoller.Poll {
 }
 
 /// An evdev switch (SW_FRONT_PROXIMITY, SW_LID) read as events, on or off: its state at start
-/// (EVIOCGSW), then each event's value, and the state again after the kernel dropped events
-/// (SYN_DROPPED: the evdev protocol's way to resynchronise). A device that vanishes ends the reader
-/// through `lost`.
+/// (EVIOCGSW), then each event's value; after the kernel dropped events (SYN_DROPPED) the events
+/// up to the next SYN_REPORT are ignored and the state is read again, as the evdev protocol says.
+/// A device that vanishes ends the reader through `lost`.
 final class EvdevSwitchReader: SensorReader {
     private let descriptor: Int32
     private let code: UInt16
     private let emit: @Sendable (PolledEvent<Bool>) -> Void
     private var source: (any DispatchSourceRead)?
     private var pending: [UInt8] = []
+    /// Between SYN_DROPPED and the next SYN_REPORT.
+    private var resynchronising = false
     private var faults = FaultTracker()
     private let device: String
 
@@ -244,10 +246,17 @@ final class EvdevSwitchReader: SensorReader {
         let events = UInputTabletModeSwitch.decode(Array(pending[0..<whole]))
         pending.removeFirst(whole)
         for event in events {
-            if event.type == InputEvent.switchEvent, event.code == code {
+            if event.type == InputEvent.synchronization {
+                if event.code == InputEvent.synDropped {
+                    resynchronising = true
+                } else if event.code == InputEvent.report, resynchronising {
+                    // The evdev protocol: after SYN_DROPPED, events up to the next SYN_REPORT are
+                    // stale; the state is read then instead.
+                    resynchronising = false
+                    reportState()
+                }
+            } else if !resynchronising, event.type == InputEvent.switchEvent, event.code == code {
                 emit(.reading(event.value != 0, time: MonotonicClock.now()))
-            } else if event.type == InputEvent.synchronization, event.code == InputEvent.synDropped {
-                reportState()
             }
         }
         return nil

@@ -9,7 +9,7 @@ protocol SensorReader: AnyObject {
 }
 
 /// The skeleton of a sensor source found through udev (a light, proximity or compass sensor, the
-/// hinge angle): it watches for its sensor from ``start()`` to ``shutdown()`` and reads it only
+/// hinge angle, the lid switch): it watches for its sensor from ``start()`` to ``shutdown()`` and reads it only
 /// between ``startSampling()`` and ``stopSampling()``. What differs by sensor is its ``Kind``: how
 /// one is found, how its presence and absence are said, how it is read.
 ///
@@ -61,6 +61,11 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         var watch: UdevWatch?
         var current: Found?
         var reader: (any SensorReader)?
+        /// Counts readers, so that a late `lost` from an old one is ignored.
+        var readerGeneration = 0
+        /// A device whose reader could not read it (no permission, gone): not taken again until udev
+        /// says it was added or changed (a rule that grants access runs on such an event).
+        var unreadable: (syspath: String, reason: String)?
         var sampling = false
         var shutDown = false
         var announcedUnavailable: String?
@@ -142,6 +147,10 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
             }
             reportUnavailable(absent.reason, &state)
         case .success(let chosen):
+            if let unreadable = state.unreadable, unreadable.syspath == kind.syspath(chosen) {
+                reportUnavailable(unreadable.reason, &state)
+                return
+            }
             if let current = state.current, kind.same(current, chosen) { return }
             stopReading(&state)
             state.current = chosen
@@ -162,6 +171,11 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
     private func udevChanged(_ changes: UdevChanges) {
         state.withLock { state in
             guard !state.shutDown else { return }
+            if let unreadable = state.unreadable,
+                changes.devices.contains(where: { $0.syspath == unreadable.syspath && $0.action != "remove" })
+            {
+                state.unreadable = nil
+            }
             if let current = state.current {
                 let path = kind.syspath(current)
                 if changes.removed.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) {
@@ -178,9 +192,11 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
 
     private func startReading(_ state: inout State) {
         guard state.sampling, state.reader == nil, let current = state.current else { return }
+        state.readerGeneration += 1
+        let generation = state.readerGeneration
         state.reader = kind.read(
             current, queue, { [outlet] in outlet.emit($0) },
-            { [weak self] reason in self?.readerLost(reason) })
+            { [weak self] reason in self?.readerLost(reason, generation: generation) })
     }
 
     private func stopReading(_ state: inout State) {
@@ -188,13 +204,19 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         state.reader = nil
     }
 
-    /// The device vanished under the reader: unavailable until udev finds one again. On `queue`.
-    private func readerLost(_ reason: String) {
+    /// The device vanished under the reader, or cannot be opened: unavailable until udev finds one
+    /// again (this one after it was added or changed). On `queue`; a loss from a reader that is no
+    /// longer the current one (stopped, replaced) is ignored.
+    private func readerLost(_ reason: String, generation: Int) {
         state.withLock { state in
-            guard let current = state.current else { return }
+            guard !state.shutDown, generation == state.readerGeneration, state.reader != nil,
+                let current = state.current
+            else { return }
             stopReading(&state)
             state.current = nil
-            reportUnavailable("\(kind.identity(current)) lost: \(reason)", &state)
+            let said = "\(kind.identity(current)) lost: \(reason)"
+            state.unreadable = (kind.syspath(current), said)
+            reportUnavailable(said, &state)
         }
     }
 }

@@ -5,7 +5,7 @@ import SensorCore
 enum KindReadPlan: Sendable {
     /// A sysfs attribute at `path`, read every `interval` seconds and converted by its driver's rule.
     case attribute(path: String, conversion: any AttributeConversion<SensorReading>, interval: Double)
-    /// An evdev switch at `node`: its state (EVIOCGSW) at start and after every event of it.
+    /// An evdev switch at `node`: its state (EVIOCGSW) at start, then its events' values.
     case evdevSwitch(node: String, code: UInt16)
     /// One channel of an IIO device's buffer (HID sensor hubs), paced by `trigger`.
     case buffer(deviceID: String, channel: String, trigger: String?, conversion: any BufferConversion)

@@ -131,12 +131,12 @@ public final class UdevMonitor {
     }
 }
 
-/// What udev said since a watch's handler last ran: the devices removed and added (their syspaths),
-/// and whether anything at all changed (a `change` too: a hwdb entry installed).
+/// What udev said since a watch's handler last ran, in order: each device's action (`add`,
+/// `remove`, `change` after a hwdb entry was installed…) and syspath.
 struct UdevChanges {
-    var removed: [String] = []
-    var added: [String] = []
-    var any = false
+    var devices: [(action: String?, syspath: String)] = []
+
+    var removed: [String] { devices.filter { $0.action == "remove" }.map(\.syspath) }
 }
 
 /// The udev watch every sensor source stands on: a libudev context of its own (for its discovery)
@@ -156,15 +156,8 @@ final class UdevWatch {
             let source = DispatchSource.makeReadSource(fileDescriptor: monitor.fileDescriptor, queue: queue)
             source.setEventHandler { [monitor] in
                 var changes = UdevChanges()
-                while let device = monitor.receive() {
-                    changes.any = true
-                    switch device.action {
-                    case "remove": changes.removed.append(device.syspath)
-                    case "add": changes.added.append(device.syspath)
-                    default: break
-                    }
-                }
-                if changes.any { changed(changes) }
+                while let device = monitor.receive() { changes.devices.append((device.action, device.syspath)) }
+                if !changes.devices.isEmpty { changed(changes) }
             }
             sources.append(source)
             source.resume()

@@ -66,6 +66,7 @@ struct SocketFrontEndTests {
             .sample(SensorSample(time: 1, reading: Vector3(-9.81, 0, 0))),
             detection: .init(change: OrientationChange(time: 1, from: .unknown, to: .landscapeLeft)))
         #expect(!gone.channel.isActive, "the failed write closed the connection")
+        #expect(hub.disconnectsDeferred == 1, "disconnected after the list, not inside it")
         #expect(hub.statusLine.contains("1 client;"), "\(hub.statusLine)")
         #expect(received(staying.peer).contains(#""to":"landscapeLeft""#))
         close(staying.peer)
