@@ -1,6 +1,8 @@
+import Dispatch
 import Logging
 import OrientationCore
 import SensorCore
+import Synchronization
 
 /// Whether orientd offers libinput a tablet-mode switch (`[hinge] tablet-mode-switch`), decided
 /// once, when the hinge first decides a mode: a device that never has a mode (no base sensor)
@@ -44,15 +46,24 @@ public struct TabletModeSwitchAccess: Sendable {
 }
 
 /// Keeps a uinput SW_TABLET_MODE switch set to the hinge's mode (docs/convertibles.md): created on
-/// the first mode, set on every change, its failures logged once each. On the hub's event loop.
-final class TabletModeReporter {
+/// the first mode, set on every change, its failures logged once each.
+///
+/// Its work runs on a serial queue of its own, never on the hub's event loop: deciding walks the
+/// input devices in sysfs, creating the device is a round of uinput ioctls, and setting it a write.
+/// The hub hands each mode over (``modeChanged(_:)``) and goes on.
+final class TabletModeReporter: Sendable {
     typealias Probe = @Sendable (String) -> (uinputWritable: Bool, kernelSwitches: [String])
     typealias Create = @Sendable (String) throws(InputDeviceError) -> any InputEventWriter
 
-    private enum State {
+    private enum Switch {
         case undecided
         case reporting(any InputEventWriter)
         case off
+    }
+
+    private struct State {
+        var device = Switch.undecided
+        var reported: DeviceMode?
     }
 
     private let setting: TabletModeSwitchMode
@@ -60,9 +71,9 @@ final class TabletModeReporter {
     private let probe: Probe
     private let create: Create
     private let logger = Logger(label: "orientd.hinge")
-    private var state = State.undecided
-    /// What the switch says now.
-    private(set) var reported: DeviceMode?
+    private let queue = DispatchQueue(label: "orientd.tablet-mode")
+    /// Confined to `queue` (see ``WatchedSensorSource``'s state).
+    private let state = Mutex(State())
 
     /// - Parameters:
     ///   - probe: whether the uinput device is writable and which tablet-mode switches the kernel has.
@@ -74,41 +85,51 @@ final class TabletModeReporter {
         self.create = create
     }
 
-    /// Removes the switch (its uinput device goes with the writer) and reports nothing more.
+    /// What the switch says now (after any mode handed over before).
+    var reported: DeviceMode? { queue.sync { state.withLock { $0.reported } } }
+
+    /// Removes the switch (its uinput device goes with the writer) and reports nothing more; returns
+    /// once the work handed over before is done.
     func stop() {
-        state = .off
+        queue.sync { state.withLock { $0.device = .off } }
     }
 
     /// The hinge decided `mode`.
     func modeChanged(_ mode: DeviceMode) {
-        if case .undecided = state { decide() }
-        guard case .reporting(let writer) = state, mode != reported else { return }
-        do {
-            try writer.write(InputEvent.tabletMode(mode == .tablet))
-            reported = mode
-            logger.debug("tablet-mode switch set", metadata: ["mode": "\(mode.rawValue)"])
-        } catch {
-            logger.error("the tablet-mode switch cannot be set; it is given up", metadata: ["error": "\(error)"])
-            state = .off
+        queue.async { [self] in
+            state.withLock { state in
+                if case .undecided = state.device { state.device = decide() }
+                guard case .reporting(let writer) = state.device, mode != state.reported else { return }
+                do {
+                    try writer.write(InputEvent.tabletMode(mode == .tablet))
+                    state.reported = mode
+                    logger.debug("tablet-mode switch set", metadata: ["mode": "\(mode.rawValue)"])
+                } catch {
+                    logger.error(
+                        "the tablet-mode switch cannot be set; it is given up", metadata: ["error": "\(error)"])
+                    state.device = .off
+                }
+            }
         }
     }
 
-    private func decide() {
+    private func decide() -> Switch {
         let (writable, kernelSwitches) = setting == .off ? (false, []) : probe(uinputPath)
         switch TabletModeSwitchPlan.decide(
             setting, uinputPath: uinputPath, uinputWritable: writable, kernelSwitches: kernelSwitches)
         {
         case .skip(let reason):
             if let reason { logger.notice("no tablet-mode switch: \(reason)") }
-            state = .off
+            return .off
         case .create:
             do {
-                state = .reporting(try create(uinputPath))
+                let writer = try create(uinputPath)
                 logger.notice("tablet-mode switch created for libinput", metadata: ["uinput": "\(uinputPath)"])
+                return .reporting(writer)
             } catch {
                 let log = setting == .on ? Logger.Level.error : .warning
                 logger.log(level: log, "the tablet-mode switch cannot be created", metadata: ["error": "\(error)"])
-                state = .off
+                return .off
             }
         }
     }

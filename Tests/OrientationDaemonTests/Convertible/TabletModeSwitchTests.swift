@@ -53,6 +53,7 @@ struct TabletModeSwitchTests {
             })
         #expect(created.withLockedValue { $0 }.isEmpty, "no mode, no device")
         for mode in [DeviceMode.laptop, .tablet, .tablet, .laptop] { reporter.modeChanged(mode) }
+        #expect(reporter.reported == .laptop, "after the modes handed over (the reporter's own queue)")
         #expect(created.withLockedValue { $0 } == ["/dev/uinput"])
         let sw = InputEvent.switchEvent, tabletMode = InputEvent.tabletModeSwitch,
             syn = InputEvent(type: 0, code: 0, value: 0)
