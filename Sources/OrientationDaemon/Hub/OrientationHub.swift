@@ -166,7 +166,7 @@ public final class OrientationHub: Sendable {
             state.disconnectsDeferred += 1
             return
         }
-        perform(onLoop.machine.disconnect(listener))
+        perform(state.machine.disconnect(listener))
     }
 
     /// A client's request: its events go out first, then the caller sends the reply.
