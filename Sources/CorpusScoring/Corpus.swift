@@ -4,7 +4,8 @@ import OrientationCore
 /// One trace of the corpus: samples, labels and the mount matrix its CSV needs.
 public struct CorpusTrace: Sendable {
     public let name: String
-    public let samples: [(time: Double, reading: Vector3)]
+    /// The rows of the CSV (with a rotation rate in the gyroscope form).
+    public let samples: [TraceRow]
     public let labels: [LabelInterval]
     public let mountMatrix: MountMatrix
     public let rateHz: Double
@@ -14,7 +15,7 @@ public struct CorpusTrace: Sendable {
         self.name = name
         let csvURL = directory.appendingPathComponent("\(name).csv")
         let text = try String(contentsOf: csvURL, encoding: .utf8)
-        var samples: [(time: Double, reading: Vector3)] = []
+        var samples: [TraceRow] = []
         var lineNumber = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -55,7 +56,9 @@ public struct CorpusTrace: Sendable {
     /// Runs the daemon's pipeline over the trace, as `orientd replay` does.
     public func replay(configuration: DetectorConfiguration = DetectorConfiguration()) -> [OrientationChange] {
         var pipeline = OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration)
-        return samples.compactMap { pipeline.process(time: $0.time, reading: $0.reading) }
+        return samples.compactMap {
+            pipeline.process(time: $0.time, reading: $0.reading, rotationRate: $0.rotationRate)
+        }
     }
 
     /// Replays and scores.
@@ -79,7 +82,9 @@ public struct CorpusTrace: Sendable {
             pipeline: OrientationPipeline(mountMatrix: mountMatrix, configuration: configuration), pace: settings,
             timing: timing)
         var reads: [PacedReplay.Read] = []
-        for sample in samples { reads += replay.offer(time: sample.time, reading: sample.reading) }
+        for sample in samples {
+            reads += replay.offer(time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate)
+        }
         if let end = samples.last?.time { reads += replay.finish(at: end) }
         return (reads.compactMap(\.change), replay.reads)
     }

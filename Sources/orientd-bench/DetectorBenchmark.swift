@@ -122,7 +122,11 @@ struct DetectorBenchmark {
         // 2. Throughput: every corpus sample in the display frame, replayed back to back until the
         // target count, one core.
         let base = traces.flatMap { trace in
-            trace.samples.map { AccelerationSample(time: $0.time, vector: trace.mountMatrix.apply($0.reading)) }
+            trace.samples.map {
+                AccelerationSample(
+                    time: $0.time, vector: trace.mountMatrix.apply($0.reading),
+                    rotationRate: $0.rotationRate.map(trace.mountMatrix.applyToRotation))
+            }
         }
         let runs = (0..<5).map { _ in measureThroughput(base: base, samples: targetSamples) }
         let rates = runs.map(\.samplesPerSecond).sorted()

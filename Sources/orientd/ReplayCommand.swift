@@ -160,7 +160,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var lineNumber = 0
         while let line = input.readLine() {
             lineNumber += 1
-            let parsed: (time: Double, location: SensorLocation, reading: Vector3)?
+            let parsed: TraceRow?
             do {
                 parsed = try TraceFormat.parseLocated(line: line, lineNumber: lineNumber)
             } catch {
@@ -172,7 +172,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 )
                 throw ExitCode(65)
             }
-            guard let (time, location, reading) = parsed else { continue }
+            guard let row = parsed else { continue }
+            let (time, location, reading) = (row.time, row.location, row.reading)
             if paced != nil, location == .base {
                 printError(
                     """
@@ -194,10 +195,12 @@ struct ReplayCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if let reads = paced?.offer(time: time, reading: reading) {
+            if let reads = paced?.offer(time: time, reading: reading, rotationRate: row.rotationRate) {
                 printReads(reads)
                 lastTime = time
-            } else if location == .display, let change = pipeline.process(time: time, reading: reading) {
+            } else if location == .display,
+                let change = pipeline.process(time: time, reading: reading, rotationRate: row.rotationRate)
+            {
                 Self.printChange(change)
             }
             if pacer != nil { fflush(nil) }  // live output even through a pipe

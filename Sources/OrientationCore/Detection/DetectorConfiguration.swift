@@ -82,6 +82,20 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// ...and each this close to `gravity` in length (0.05 g): a bias or a scale error of a few
     /// percent passes, the bounce of a step (0.2–0.3 g) does not.
     public var startupMagnitudeTolerance: Double = 0.5
+    /// With a gyroscope (detection.md §18) the direction judged is the fused gravity
+    /// (``GravityFusion``), pulled toward the accelerometer with this time constant while the device
+    /// moves: long enough that a step's or a flick's acceleration does not tilt it, short enough that
+    /// a gyroscope's bias (up to 3 °/s before it is learned) leaves it no more than 1.5° off.
+    public var gyroCorrectionTime: Double = 0.5
+    /// With a gyroscope the slow path's candidate starts afresh whenever the device turns faster than
+    /// this (°/s), instead of `settleDrift`: a flick reverses at its far pose (its rate crosses zero
+    /// within milliseconds), a turn's end decelerates to rest.
+    public var gyroSettleRate: Double = 30.0
+    /// Still, for the gyroscope: turning slower than this (°/s, above a hand's sway and tremor).
+    public var gyroStillRate: Double = 6.0
+    /// With a gyroscope the dwell rule at rest needs the device still this long, instead of
+    /// `dwellAgreement` and `dwellTime`: longer than the pause of a glance that comes back.
+    public var gyroDwellTime: Double = 0.2
     /// A gap between samples longer than this re-primes the filter and forgets every candidate.
     public var gapReprime: Double = 1.0
     /// With no sample for this long the orientation becomes `unknown`.
@@ -154,6 +168,12 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²",
             "from unknown: ...each |a| within this of gravity"),
+        parameter(
+            "gyro-correction-time", \.gyroCorrectionTime, "s",
+            "gyroscope: fused gravity's pull toward the accelerometer"),
+        parameter("gyro-settle-rate", \.gyroSettleRate, "°/s", "gyroscope: slow path restarts above this rate"),
+        parameter("gyro-still-rate", \.gyroStillRate, "°/s", "gyroscope: still below this rate"),
+        parameter("gyro-dwell-time", \.gyroDwellTime, "s", "gyroscope: dwell rule at rest, still this long"),
         parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
         parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
     ]
@@ -210,6 +230,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(startupRestWindow >= 0, "startup-rest-window", ">= 0")
         try require(startupSpread > 0 && startupSpread < 90, "startup-spread", "in (0, 90)")
         try require(startupMagnitudeTolerance > 0, "startup-magnitude-tolerance", "> 0")
+        try require(gyroCorrectionTime > 0, "gyro-correction-time", "> 0")
+        try require(gyroSettleRate > 0, "gyro-settle-rate", "> 0")
+        try require(gyroStillRate > 0 && gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
+        try require(gyroDwellTime >= 0, "gyro-dwell-time", ">= 0")
         try require(gapReprime > 0, "gap-reprime", "> 0")
         try require(silenceTimeout > 0, "silence-timeout", "> 0")
     }

@@ -13,10 +13,14 @@ public struct AccelerationSample: Sendable, Hashable {
     public var time: Double
     /// m/s², pointing the way gravity pulls.
     public var vector: Vector3
+    /// The gyroscope's reading at the same moment, rad/s about the same axes (right-hand rule), when
+    /// there is one: the detector then judges the fused gravity (detection.md §18).
+    public var rotationRate: Vector3?
 
-    public init(time: Double, vector: Vector3) {
+    public init(time: Double, vector: Vector3, rotationRate: Vector3? = nil) {
         self.time = time
         self.vector = vector
+        self.rotationRate = rotationRate
     }
 
     public init(time: Double, x: Double, y: Double, z: Double) {
@@ -57,6 +61,11 @@ public struct OrientationChange: Sendable, Hashable {
 ///   lie and carry devices 20–35° off an axis, where the band alone would keep the old orientation.
 /// * **Start-up**: from `unknown`, two samples that agree closely at gravity's length, or the fast
 ///   path's rest, give the nearest orientation.
+/// * **With a gyroscope** (samples that carry a rotation rate; detection.md §18) the direction the
+///   slow path and the dwell rule judge is the fused gravity (``GravityFusion``) instead of the
+///   low-pass, which follows a turn as it happens and is not tilted by linear acceleration; the
+///   gyroscope's rate, not the direction's drift, says when a candidate has settled, and its
+///   stillness, not the low-pass catching up, when a pose is held. Without one, nothing differs.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
 /// never leaves this type (detection.md §14).
@@ -105,10 +114,18 @@ public struct OrientationDetector: Sendable {
     private let cosStartupSpread: Double
     private let cosSettleDrift: Double
     private let cosDwellAgreement: Double
+    private let gyroSettleRate: Double
 
     private var primed = false
     private var lastSampleTime = -Double.infinity
     private var filteredUp = Vector3.zero
+    /// The gravity estimate from the gyroscope and the accelerometer, fed while samples carry a rate.
+    private var fusion: GravityFusion
+    /// The last sample carried a rotation rate: `judgedUp` is the fused gravity's.
+    private var fused = false
+    /// The up vector the slow path and the dwell rule judge: `filteredUp`, or with a gyroscope the
+    /// fused one (of gravity's length).
+    private var judgedUp = Vector3.zero
     private var acceleratingUntil = -Double.infinity
     private var overheadLocked = false
     private var slowCandidate: DeviceOrientation?
@@ -150,6 +167,12 @@ public struct OrientationDetector: Sendable {
         cosStartupSpread = cos(radians(configuration.startupSpread))
         cosSettleDrift = cos(radians(configuration.settleDrift))
         cosDwellAgreement = cos(radians(configuration.dwellAgreement))
+        gyroSettleRate = radians(configuration.gyroSettleRate)
+        var fusionSettings = GravityFusion.Settings()
+        fusionSettings.gravity = configuration.gravity
+        fusionSettings.correctionTime = configuration.gyroCorrectionTime
+        fusionSettings.stillRate = radians(configuration.gyroStillRate)
+        fusion = GravityFusion(settings: fusionSettings)
         restTimes = Array(repeating: 0, count: Self.restCapacity)
         restVectors = Array(repeating: .zero, count: Self.restCapacity)
     }
@@ -171,6 +194,7 @@ public struct OrientationDetector: Sendable {
         let interval = time - lastSampleTime
         if !primed || interval > configuration.gapReprime || interval < 0 {
             reprime(with: up, at: time)
+            fuse(sample)
             // After a silence this sample only starts afresh, so the `unknown` is never displaced.
             if silenceChange != nil { return silenceChange }
         } else if interval == 0 {
@@ -180,8 +204,22 @@ public struct OrientationDetector: Sendable {
             let alpha = interval / (configuration.filterTimeConstant + interval)
             filteredUp = filteredUp + alpha * (up - filteredUp)
             recordRest(up, at: time)
+            fuse(sample)
         }
         return decide(at: time)
+    }
+
+    /// Sets the direction judged: the fused gravity while samples carry a rotation rate (started
+    /// afresh from the accelerometer when they begin to), else the low-pass.
+    private mutating func fuse(_ sample: AccelerationSample) {
+        if let rate = sample.rotationRate, rate.isFinite {
+            if !fused { fusion.restart() }
+            fused = true
+            judgedUp = -fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
+        } else {
+            fused = false
+            judgedUp = filteredUp
+        }
     }
 
     /// The last reading is known to have stood until `time`: a motion interrupt armed while the
@@ -217,7 +255,7 @@ public struct OrientationDetector: Sendable {
         if abs(filteredMagnitude - configuration.gravity) > configuration.accelerationTolerance {
             acceleratingUntil = time + configuration.accelerationHoldoff
         }
-        updateOverheadLock(sinTilt: filteredUp.z / filteredMagnitude)
+        updateOverheadLock(sinTilt: judgedUp.z / judgedUp.magnitude)
 
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
         let resting = restingDirection(over: configuration.restWindow)
@@ -225,15 +263,19 @@ public struct OrientationDetector: Sendable {
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
 
-        guard let candidate = classify(filteredUp), candidate != orientation else {
+        guard let candidate = classify(judgedUp), candidate != orientation else {
             slowCandidate = nil
             return nil
         }
         // Settling means the candidate stays the same *and* the filtered direction stops moving: a
         // filter that is still following a turn would otherwise hand over whatever orientation the
-        // turn passes through (lifting a phone off a table past upside-down).
-        let direction = (1 / filteredMagnitude) * filteredUp
-        if candidate != slowCandidate || direction.dot(slowCandidateDirection) < cosSettleDrift {
+        // turn passes through (lifting a phone off a table past upside-down). With a gyroscope the
+        // turn is measured: a candidate settles while the device turns slower than the settle rate.
+        let direction = (1 / judgedUp.magnitude) * judgedUp
+        let moving =
+            fused
+            ? fusion.rotationRate.magnitude > gyroSettleRate : direction.dot(slowCandidateDirection) < cosSettleDrift
+        if candidate != slowCandidate || moving {
             slowCandidate = candidate
             slowCandidateSince = time
             slowCandidateDirection = direction
@@ -279,9 +321,12 @@ public struct OrientationDetector: Sendable {
     /// for an instant too. The filter trails a turn by its speed times τ and catches up only while
     /// the device stays, so a pause at the end of a quick turn ends before it agrees, and a pose
     /// reached slowly and held agrees soon (detection.md §17).
+    ///
+    /// With a gyroscope the stillness is measured: the device has turned slower than the still rate
+    /// for `gyroDwellTime`, longer than a glance's pause.
     private mutating func restingDwell(resting: Vector3?, at time: Double) -> OrientationChange? {
         guard let resting, let target = dwellTarget(resting, line: restingDwellLine),
-            filteredUp.dot(resting) >= cosDwellAgreement * filteredUp.magnitude * resting.magnitude
+            fused || filteredUp.dot(resting) >= cosDwellAgreement * filteredUp.magnitude * resting.magnitude
         else {
             restingDwellCandidate = nil
             return nil
@@ -292,7 +337,11 @@ public struct OrientationDetector: Sendable {
             restingDwellSince = time
             restingDwellDirection = direction
         }
-        guard time - restingDwellSince >= configuration.dwellTime else { return nil }
+        if fused {
+            guard fusion.stillFor >= configuration.gyroDwellTime else { return nil }
+        } else {
+            guard time - restingDwellSince >= configuration.dwellTime else { return nil }
+        }
         return accept(target, at: time, byDwell: true)
     }
 
@@ -307,10 +356,10 @@ public struct OrientationDetector: Sendable {
             movingDwellCandidate = nil
             return nil
         }
-        let direction = (1 / filteredUp.magnitude) * filteredUp
-        if let candidate = movingDwellCandidate, dwellTarget(filteredUp, line: .diagonal) == candidate {
+        let direction = (1 / judgedUp.magnitude) * judgedUp
+        if let candidate = movingDwellCandidate, dwellTarget(judgedUp, line: .diagonal) == candidate {
             movingDwellSum = movingDwellSum + direction
-        } else if let target = dwellTarget(filteredUp, line: movingDwellLine) {
+        } else if let target = dwellTarget(judgedUp, line: movingDwellLine) {
             movingDwellCandidate = target
             movingDwellSince = time
             movingDwellSum = direction
@@ -446,6 +495,7 @@ public struct OrientationDetector: Sendable {
         primed = true
         lastSampleTime = time
         filteredUp = up
+        fusion.restart()
         acceleratingUntil = -Double.infinity
         restingDwellCandidate = nil
         movingDwellCandidate = nil

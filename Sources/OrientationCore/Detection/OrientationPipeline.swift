@@ -20,10 +20,14 @@ public struct OrientationPipeline: Sendable {
     /// The orientation last decided.
     public var orientation: DeviceOrientation { detector.orientation }
 
-    /// Feeds a reading in the sensor's frame (m/s², gravity-pointing); returns the change it caused.
-    public mutating func process(time: Double, reading: Vector3) -> OrientationChange? {
+    /// Feeds a reading in the sensor's frame (m/s², gravity-pointing), with the gyroscope's (rad/s,
+    /// same axes) when there is one; returns the change it caused.
+    public mutating func process(time: Double, reading: Vector3, rotationRate: Vector3? = nil) -> OrientationChange? {
         let scaled = gravityScale.process(time: time, reading: reading).reading
-        return detector.process(AccelerationSample(time: time, vector: mountMatrix.apply(scaled)))
+        return detector.process(
+            AccelerationSample(
+                time: time, vector: mountMatrix.apply(scaled),
+                rotationRate: rotationRate.map(mountMatrix.applyToRotation)))
     }
 
     /// A sensor-frame reading as the detector sees it: rescaled by the gravity scale learned so far,

@@ -71,6 +71,17 @@ public struct MountMatrix: Sendable, Hashable {
         Vector3(rows[0].dot(v), rows[1].dot(v), rows[2].dot(v))
     }
 
+    /// A rotation rate (an axial vector) in the display frame: `det(M) · M · ω`. A mirrored matrix
+    /// (determinant −1) turns a right-handed frame into a left-handed one, in which a turn that was
+    /// counter-clockwise about an axis reads clockwise; the sign keeps the right-hand rule.
+    public func applyToRotation(_ rate: Vector3) -> Vector3 {
+        let determinant = rows[0].dot(
+            Vector3(
+                rows[1].y * rows[2].z - rows[1].z * rows[2].y, rows[1].z * rows[2].x - rows[1].x * rows[2].z,
+                rows[1].x * rows[2].y - rows[1].y * rows[2].x))
+        return (determinant < 0 ? -1 : 1) * apply(rate)
+    }
+
     /// The 48 matrices that permute the axes and flip signs (determinant ±1): every way a sensor can
     /// sit square on a board, mirrored mountings included.
     public static let signedPermutations: [MountMatrix] = [

@@ -60,8 +60,8 @@ public struct PacedReplay: Sendable {
     private let timing: Timing
     private var random: SimulationRandom?
     private var nextRead: Double?
-    /// The sample the sensor holds: the latest offered.
-    private var held: Vector3?
+    /// The sample the sensor holds: the latest offered (a gyroscope's rate with it, if any).
+    private var held: (reading: Vector3, rotationRate: Vector3?)?
 
     public init(pipeline: OrientationPipeline, pace: SamplingPace.Settings, timing: Timing = Timing()) {
         self.pipeline = pipeline
@@ -72,14 +72,14 @@ public struct PacedReplay: Sendable {
 
     /// A sample reaches the sensor at `time` (in the sensor's frame, as the trace holds it). The reads
     /// due before it take the sample held until then; returns them.
-    public mutating func offer(time: Double, reading: Vector3) -> [Read] {
+    public mutating func offer(time: Double, reading: Vector3, rotationRate: Vector3? = nil) -> [Read] {
         var due: [Read] = []
         if held == nil {
             nextRead = time + timing.phase
         } else {
             readDue(before: time, into: &due)
         }
-        held = reading
+        held = (reading, rotationRate)
         return due
     }
 
@@ -91,14 +91,14 @@ public struct PacedReplay: Sendable {
     }
 
     private mutating func readDue(before time: Double, into due: inout [Read]) {
-        while let read = nextRead, read < time, let reading = held {
+        while let read = nextRead, read < time, let (reading, rotationRate) = held {
             reads += 1
             if pace.pace.isRest {
                 // As the daemon's detection stage does: the reading read at rest stood until just
                 // before this one, so this one gets one reading's weight in the low-pass.
                 pipeline.hold(until: read - 1 / pace.settings.fastRate)
             }
-            let change = pipeline.process(time: read, reading: reading)
+            let change = pipeline.process(time: read, reading: reading, rotationRate: rotationRate)
             let paceChange = pace.observe(
                 pipeline.displayReading(reading), at: read, detectorSettled: pipeline.detector.isSettled)
             due.append(Read(time: read, change: change, pace: paceChange))

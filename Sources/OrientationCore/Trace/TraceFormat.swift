@@ -1,37 +1,68 @@
-/// The trace format of the corpus, `orientd replay` and the `stdin` sensor: CSV lines `t,x,y,z`
-/// (seconds, then m/s² in the gravity-pointing frame of detection.md §1), with an optional header
-/// line `t,x,y,z`.
-public enum TraceFormat {
-    /// The header line, as the corpus writes it.
-    public static let header = "t,x,y,z"
+/// One row of a trace: a reading of the accelerometer and, in the gyroscope form, of the gyroscope
+/// at the same moment.
+public struct TraceRow: Sendable, Hashable {
+    /// Seconds; only differences matter.
+    public var time: Double
+    /// Which sensor of a convertible read it (`display` for every row of a one-sensor trace).
+    public var location: SensorLocation
+    /// m/s² in the gravity-pointing frame of detection.md §1 (the sensor's frame where a mount
+    /// matrix is given).
+    public var reading: Vector3
+    /// rad/s about the same axes as `reading`, counter-clockwise positive seen from each axis's
+    /// positive end (the right-hand rule, as Android and W3C); nil in the form without a gyroscope.
+    public var rotationRate: Vector3?
 
-    /// Parses one line. Returns nil for the header, blank lines and `#` comments.
+    public init(time: Double, location: SensorLocation = .display, reading: Vector3, rotationRate: Vector3? = nil) {
+        self.time = time
+        self.location = location
+        self.reading = reading
+        self.rotationRate = rotationRate
+    }
+}
+
+/// The trace format of the corpus, `orientd replay`, `orientd record` and the `stdin` sensor: CSV
+/// lines `t,x,y,z` (seconds, then m/s² in the gravity-pointing frame of detection.md §1), or with a
+/// gyroscope `t,x,y,z,gx,gy,gz` (rad/s about the same axes, right-hand rule), each with an optional
+/// header line of its field names.
+public enum TraceFormat {
+    /// The header line of the form without a gyroscope, as the corpus writes it.
+    public static let header = "t,x,y,z"
+    /// The header line of the form with a gyroscope.
+    public static let gyroscopeHeader = "t,x,y,z,gx,gy,gz"
+
+    private static let fieldNames = ["t", "x", "y", "z", "gx", "gy", "gz"]
+
+    /// Parses one line of either form (a file may mix them: a row without the gyroscope's fields has
+    /// no rotation rate). Returns nil for a header, blank lines and `#` comments.
     ///
     /// - Parameter lineNumber: 1-based, only used in the error.
     public static func parse<Line: StringProtocol>(
         line: Line, lineNumber: Int
-    ) throws(TraceFormatError) -> (time: Double, reading: Vector3)? {
+    ) throws(TraceFormatError) -> TraceRow? {
         let trimmed = Substring(line).trimmingWhitespace()
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
-        if trimmed.filter({ !$0.isWhitespace }) == header { return nil }
+        let compact = trimmed.filter { !$0.isWhitespace }
+        if compact == header || compact == gyroscopeHeader { return nil }
         let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 4 else {
+        guard fields.count == 4 || fields.count == 7 else {
             throw TraceFormatError(
-                line: lineNumber, text: String(trimmed), problem: "expected 4 fields t,x,y,z, found \(fields.count)")
+                line: lineNumber, text: String(trimmed),
+                problem: "expected 4 fields t,x,y,z or 7 fields t,x,y,z,gx,gy,gz, found \(fields.count)")
         }
         var values: [Double] = []
-        values.reserveCapacity(4)
+        values.reserveCapacity(fields.count)
         for (index, field) in fields.enumerated() {
             let text = field.trimmingWhitespace()
             guard let value = Double(text), value.isFinite else {
-                let name = ["t", "x", "y", "z"][index]
                 throw TraceFormatError(
-                    line: lineNumber, text: String(trimmed), problem: "field \(name) \"\(text)\" is not a finite number"
-                )
+                    line: lineNumber, text: String(trimmed),
+                    problem: "field \(fieldNames[index]) \"\(text)\" is not a finite number")
             }
             values.append(value)
         }
-        return (values[0], Vector3(values[1], values[2], values[3]))
+        return TraceRow(
+            time: values[0], reading: Vector3(values[1], values[2], values[3]),
+            rotationRate: values.count == 7 ? Vector3(values[4], values[5], values[6]) : nil)
     }
 }
 
@@ -40,29 +71,26 @@ extension TraceFormat {
     /// `display` or `base` (docs/convertibles.md).
     public static let locatedHeader = "t,location,x,y,z"
 
-    /// Parses a line of either format: `t,x,y,z` (a display reading) or `t,location,x,y,z`. Returns
-    /// nil for headers, blank lines and `#` comments.
+    /// Parses a line of any form: `t,x,y,z` or `t,x,y,z,gx,gy,gz` (the display's readings) or
+    /// `t,location,x,y,z`. Returns nil for headers, blank lines and `#` comments.
     public static func parseLocated<Line: StringProtocol>(
         line: Line, lineNumber: Int
-    ) throws(TraceFormatError)
-        -> (time: Double, location: SensorLocation, reading: Vector3)?
-    {
+    ) throws(TraceFormatError) -> TraceRow? {
         let trimmed = Substring(line).trimmingWhitespace()
         if trimmed.filter({ !$0.isWhitespace }) == locatedHeader { return nil }
         let fields = trimmed.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 5 else {
-            return try parse(line: line, lineNumber: lineNumber).map { ($0.time, .display, $0.reading) }
-        }
+        guard fields.count == 5 else { return try parse(line: line, lineNumber: lineNumber) }
         let name = fields[1].trimmingWhitespace()
         guard let location = SensorLocation(rawValue: String(name)), location == .display || location == .base else {
             throw TraceFormatError(
                 line: lineNumber, text: String(trimmed), problem: "location \"\(name)\" is neither display nor base")
         }
         let rest = ([fields[0]] + fields[2...]).joined(separator: ",")
-        guard let (time, reading) = try parse(line: rest, lineNumber: lineNumber) else {
+        guard var row = try parse(line: rest, lineNumber: lineNumber) else {
             throw TraceFormatError(line: lineNumber, text: String(trimmed), problem: "expected t,location,x,y,z")
         }
-        return (time, location, reading)
+        row.location = location
+        return row
     }
 }
 

@@ -102,7 +102,8 @@ final class DetectionStage: Sendable {
                     pipeline.orientation.hold(until: sample.time - 1 / fast)
                 }
                 let before = pipeline.orientation.gravityScale.factor
-                let change = pipeline.orientation.process(time: sample.time, reading: sample.reading)
+                let change = pipeline.orientation.process(
+                    time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate)
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.displayReading(sample.reading)
                 let tilt = pipeline.tilt.process(display)

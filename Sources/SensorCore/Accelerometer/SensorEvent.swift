@@ -147,10 +147,14 @@ public struct SensorFault: Sendable, Hashable, CustomStringConvertible {
 public struct SensorSample: Sendable, Hashable {
     public var time: Double
     public var reading: Vector3
+    /// The gyroscope's reading at the same moment, rad/s about the same axes (right-hand rule), when
+    /// the source has one: a trace in the gyroscope form, or an IMU read with its accelerometer.
+    public var rotationRate: Vector3?
 
-    public init(time: Double, reading: Vector3) {
+    public init(time: Double, reading: Vector3, rotationRate: Vector3? = nil) {
         self.time = time
         self.reading = reading
+        self.rotationRate = rotationRate
     }
 }
 

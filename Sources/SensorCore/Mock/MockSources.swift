@@ -4,9 +4,10 @@ import NIOConcurrencyHelpers
 /// A recorded trace replayed in real time, or `speed` times faster: the mock sensor for demos and
 /// tests. It goes through the same events and pipeline as a real one.
 ///
-/// A trace is a corpus CSV (`t,x,y,z`) or a convertible's two-sensor trace (`t,location,x,y,z`);
-/// a source replays the rows of its ``SensorRole`` (the display's: every row not of the base), so a
-/// daemon serving a two-sensor trace runs two of these, one per sensor, as on a real convertible.
+/// A trace is a corpus CSV (`t,x,y,z`, or `t,x,y,z,gx,gy,gz` with a gyroscope) or a convertible's
+/// two-sensor trace (`t,location,x,y,z`); a source replays the rows of its ``SensorRole`` (the
+/// display's: every row not of the base), so a daemon serving a two-sensor trace runs two of these,
+/// one per sensor, as on a real convertible.
 /// A base source of a trace without base rows reports its sensor unavailable and replays nothing.
 ///
 /// Sample times are the host's monotonic clock at which each sample is due, so the spacing of the
@@ -14,7 +15,7 @@ import NIOConcurrencyHelpers
 /// together stay in step. Stopping pauses the replay; starting again resumes where it stopped.
 public final class TraceReplaySource: AccelerometerSource, Sendable {
     private let worker: SourceThread
-    private let samples: [(time: Double, reading: Vector3)]
+    private let samples: [TraceRow]
     /// The trace's first time, over both sensors' rows.
     private let origin: Double
     private let speed: Double
@@ -25,7 +26,7 @@ public final class TraceReplaySource: AccelerometerSource, Sendable {
         path: String, speed: Double, mountMatrix: MountMatrix?, role: SensorRole = .display
     ) throws(TraceFileError) {
         let rows = try TraceFile.readLocated(path: path)
-        samples = rows.filter { ($0.location == .base) == (role == .base) }.map { ($0.time, $0.reading) }
+        samples = rows.filter { ($0.location == .base) == (role == .base) }
         origin = rows.map(\.time).min() ?? 0
         self.speed = speed
         description = SensorDescription(
@@ -76,13 +77,14 @@ public final class TraceReplaySource: AccelerometerSource, Sendable {
                 _ = control.wakeup.wait(timeout: due - now)
                 continue
             }
-            outlet.emit(.sample(SensorSample(time: due, reading: samples[index].reading)))
+            let row = samples[index]
+            outlet.emit(.sample(SensorSample(time: due, reading: row.reading, rotationRate: row.rotationRate)))
             index += 1
         }
         outlet.emit(.ended)
     }
 
-    static func rate(of samples: [(time: Double, reading: Vector3)]) -> Double? {
+    static func rate(of samples: [TraceRow]) -> Double? {
         guard samples.count > 1, let first = samples.first, let last = samples.last, last.time > first.time else {
             return nil
         }
@@ -90,8 +92,9 @@ public final class TraceReplaySource: AccelerometerSource, Sendable {
     }
 }
 
-/// CSV lines `t,x,y,z` read live from standard input (or any descriptor): for piping in data from
-/// another program. Times keep the spacing of `t`, anchored to the monotonic clock at the first line.
+/// CSV lines `t,x,y,z` (or `t,x,y,z,gx,gy,gz`) read live from standard input (or any descriptor):
+/// for piping in data from another program. Times keep the spacing of `t`, anchored to the
+/// monotonic clock at the first line.
 /// A malformed line is reported as a fault and skipped; end of input ends the source.
 public final class StandardInputSource: AccelerometerSource, Sendable {
     private let worker = SourceThread(name: "orientd-stdin")
@@ -159,11 +162,12 @@ public final class StandardInputSource: AccelerometerSource, Sendable {
         line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker
     ) {
         do {
-            guard let (time, reading) = try TraceFormat.parse(line: line, lineNumber: number) else { return }
+            guard let row = try TraceFormat.parse(line: line, lineNumber: number) else { return }
             let now = MonotonicClock.now()
-            if anchor == nil { anchor = (now, time) }
+            if anchor == nil { anchor = (now, row.time) }
             if faults.success(.badValue) { outlet.emit(.recovered(.badValue, device: "stdin")) }
-            outlet.emit(.sample(SensorSample(time: anchor!.host + (time - anchor!.trace), reading: reading)))
+            let time = anchor!.host + (row.time - anchor!.trace)
+            outlet.emit(.sample(SensorSample(time: time, reading: row.reading, rotationRate: row.rotationRate)))
         } catch {
             if faults.fault(.badValue) {
                 outlet.emit(.fault(SensorFault(kind: .badValue, device: "stdin", detail: error.description)))
@@ -228,17 +232,16 @@ final class SamplingSwitch: Sendable {
 
 /// Reading a whole trace file.
 public enum TraceFile {
-    /// The samples of a corpus CSV file; errors name the file and line.
-    public static func read(path: String) throws(TraceFileError) -> [(time: Double, reading: Vector3)] {
+    /// The rows of a corpus CSV file (either form); errors name the file and line.
+    public static func read(path: String) throws(TraceFileError) -> [TraceRow] {
         try readLines(path: path) { line, number throws(TraceFormatError) in
             try TraceFormat.parse(line: line, lineNumber: number)
         }
     }
 
-    /// The rows of a one- or two-sensor trace (`t,x,y,z` rows are the display's).
-    public static func readLocated(
-        path: String
-    ) throws(TraceFileError) -> [(time: Double, location: SensorLocation, reading: Vector3)] {
+    /// The rows of a one- or two-sensor trace (`t,x,y,z` and `t,x,y,z,gx,gy,gz` rows are the
+    /// display's).
+    public static func readLocated(path: String) throws(TraceFileError) -> [TraceRow] {
         try readLines(path: path) { line, number throws(TraceFormatError) in
             try TraceFormat.parseLocated(line: line, lineNumber: number)
         }

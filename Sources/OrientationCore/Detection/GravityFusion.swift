@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Gravity from the gyroscope and the accelerometer together: a complementary filter on the
+/// direction of gravity in the device's frame (detection.md §18).
+///
+/// Why: the accelerometer alone cannot tell gravity from the device's own acceleration, so the
+/// detector low-passes it and waits for it to settle. A gyroscope measures the turn itself and is
+/// blind to linear acceleration: the estimate is turned by each rotation-rate reading as it comes
+/// (following a turn without lag) and pulled toward the accelerometer's direction only slowly
+/// (`correctionTime`), and only by readings near gravity's length, so the steps of a walk, a car's
+/// bumps or a flick's lever arm do not tilt it. The slow pull is what removes the gyroscope's drift.
+///
+/// The gyroscope's bias (0.5–3 °/s on phone parts, and it moves with temperature) is learned while
+/// the device is still: at rest the true rate is zero, so the mean reading *is* the bias. Until it is
+/// learned the drift it causes is bounded by the correction: bias × `correctionTime`.
+///
+/// A pure state machine: time comes in with each sample.
+public struct GravityFusion: Sendable {
+    public struct Settings: Sendable, Hashable {
+        /// Standard gravity, m/s².
+        public var gravity: Double = 9.81
+        /// Time constant of the pull toward the accelerometer's direction while the device moves.
+        public var correctionTime: Double = 0.5
+        /// ...and while it is still (the accelerometer is then gravity itself, so trust it sooner).
+        public var stillCorrectionTime: Double = 0.1
+        /// ...and while the accelerometer points more than `disagreement` away from the estimate
+        /// although the gyroscope measures no such turn: that difference is the device's own
+        /// acceleration (a push, a step, a braking car), so it corrects only slowly.
+        public var disagreeingCorrectionTime: Double = 2.0
+        /// Degrees between the accelerometer's direction and the estimate beyond which they disagree.
+        public var disagreement: Double = 5.0
+        /// A reading further than this from gravity's length (m/s²) does not correct at all; nearer,
+        /// its weight falls linearly with the distance.
+        public var accelerationTolerance: Double = 2.0
+        /// Still: the rotation rate, the bias removed, below this (rad/s; 0.1 rad/s is 5.7 °/s, above
+        /// a hand's sway and tremor, 1–3 °/s), the reading within `stillAccelerationTolerance` of
+        /// gravity's length (m/s²) and within `disagreement` of the estimate.
+        public var stillRate: Double = 0.1
+        public var stillAccelerationTolerance: Double = 0.5
+        /// Time constant of the bias's mean while still.
+        public var biasTime: Double = 2.0
+        /// A reading of a rate beyond this (rad/s) is not trusted as a bias (a gyroscope whose bias
+        /// is this large is faulty: phone parts are specified to a few degrees a second).
+        public var maximumBias: Double = 0.35
+        /// A longer gap between samples restarts the estimate from the accelerometer.
+        public var maximumGap: Double = 0.5
+
+        public init() {}
+    }
+
+    public let settings: Settings
+    /// The estimate of gravity in the device's frame (m/s², gravity-pointing, of gravity's length),
+    /// nil before the first sample.
+    public private(set) var gravity: Vector3?
+    /// The gyroscope's bias as learned so far (rad/s).
+    public private(set) var bias = Vector3.zero
+    /// The rotation rate of the last sample with the bias removed (rad/s).
+    public private(set) var rotationRate = Vector3.zero
+    /// How long the device has been still (the rate below `stillRate`) as of the last sample, in
+    /// seconds: the evidence of rest the gyroscope gives.
+    public var stillFor: Double { stillSince.map { lastTime - $0 } ?? 0 }
+
+    private var lastTime = -Double.infinity
+    private var stillSince: Double?
+    /// The last sample's rate (bias removed): a step turns by the mean of the rates at its two ends.
+    private var lastRate: Vector3?
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    /// Feeds one sample: the accelerometer's reading (m/s², gravity-pointing) and the gyroscope's
+    /// (rad/s, same axes, right-hand rule). Returns the new estimate.
+    @discardableResult
+    public mutating func process(time: Double, reading: Vector3, rotationRate measured: Vector3) -> Vector3 {
+        let interval = time - lastTime
+        let length = reading.magnitude
+        guard length > 0, reading.isFinite, measured.isFinite else { return gravity ?? reading }
+        guard let estimate = gravity, interval >= 0, interval <= settings.maximumGap else {
+            // The first sample, or after a gap or a backwards timestamp: start from the accelerometer.
+            gravity = (settings.gravity / length) * reading
+            lastTime = time
+            stillSince = nil
+            lastRate = nil
+            return gravity!
+        }
+        guard interval > 0 else { return estimate }
+        lastTime = time
+        let rate = measured - bias
+        rotationRate = rate
+        // The world stands still while the device turns by ω: gravity, seen from the device, turns
+        // by −ω (dg/dt = g × ω). The mean of the step's two rates halves a rate's half-step lag.
+        let stepRate = 0.5 * (rate + (lastRate ?? rate))
+        lastRate = rate
+        var turned = Self.rotate(estimate, about: stepRate, by: -stepRate.magnitude * interval)
+
+        let off = abs(length - settings.gravity)
+        let agrees = turned.dot(reading) >= cos(settings.disagreement * .pi / 180) * turned.magnitude * length
+        let still = rate.magnitude < settings.stillRate && off < settings.stillAccelerationTolerance && agrees
+        if still {
+            if stillSince == nil { stillSince = time }
+            if measured.magnitude < settings.maximumBias {
+                let weight = interval / (settings.biasTime + interval)
+                bias = bias + weight * (measured - bias)
+            }
+        } else {
+            stillSince = nil
+        }
+        if off < settings.accelerationTolerance {
+            let trust = 1 - off / settings.accelerationTolerance
+            let time =
+                !agrees
+                ? settings.disagreeingCorrectionTime : still ? settings.stillCorrectionTime : settings.correctionTime
+            let weight = trust * interval / (time + interval)
+            let target = (settings.gravity / length) * reading
+            turned = turned + weight * (target - turned)
+        }
+        let magnitude = turned.magnitude
+        gravity = magnitude > 0 ? (settings.gravity / magnitude) * turned : estimate
+        return gravity!
+    }
+
+    /// Forgets the estimate (a gap, another sensor); the bias learned is kept.
+    public mutating func restart() {
+        gravity = nil
+        stillSince = nil
+        lastRate = nil
+        lastTime = -Double.infinity
+    }
+
+    /// `v` turned by `angle` radians about `axis` (counter-clockwise seen from the axis's positive
+    /// end; Rodrigues' formula). A zero axis leaves `v` as it is.
+    static func rotate(_ v: Vector3, about axis: Vector3, by angle: Double) -> Vector3 {
+        let length = axis.magnitude
+        guard length > 0, angle != 0 else { return v }
+        let k = (1 / length) * axis
+        let cosine = cos(angle)
+        let sine = sin(angle)
+        let cross = Vector3(k.y * v.z - k.z * v.y, k.z * v.x - k.x * v.z, k.x * v.y - k.y * v.x)
+        return cosine * v + sine * cross + ((1 - cosine) * k.dot(v)) * k
+    }
+}

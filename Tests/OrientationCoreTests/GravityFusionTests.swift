@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import OrientationCore
+
+/// A device standing upright and turned in the screen plane by `angle(t)` radians, counter-clockwise
+/// as its viewer sees it (about +z): its accelerometer reads gravity turned the other way, plus
+/// `acceleration(t)`, and its gyroscope reads (0, 0, dθ/dt) plus `bias`.
+private struct TurningDevice {
+    var angle: (Double) -> Double
+    var acceleration: (Double) -> Vector3 = { _ in .zero }
+    var bias = Vector3.zero
+
+    func gravity(at time: Double) -> Vector3 {
+        let theta = angle(time)
+        return Vector3(-9.81 * sin(theta), -9.81 * cos(theta), 0)
+    }
+
+    func sample(at time: Double) -> (reading: Vector3, rate: Vector3) {
+        let step = 1e-4
+        let rate = (angle(time + step) - angle(time - step)) / (2 * step)
+        return (gravity(at: time) + acceleration(time), Vector3(0, 0, rate) + bias)
+    }
+}
+
+private func degrees(between a: Vector3, _ b: Vector3) -> Double {
+    acos(max(-1, min(1, a.dot(b) / (a.magnitude * b.magnitude)))) * 180 / .pi
+}
+
+/// A minimum-jerk turn by `by` radians from `start`, lasting `duration`.
+private func minimumJerk(start: Double, duration: Double, by total: Double) -> (Double) -> Double {
+    { time in
+        let s = min(1, max(0, (time - start) / duration))
+        return total * s * s * s * (10 - 15 * s + 6 * s * s)
+    }
+}
+
+@Suite("Gravity fusion")
+struct GravityFusionTests {
+    @Test("a counter-clockwise turn seen from the front turns gravity toward −x, as the accelerometer does")
+    func signConvention() throws {
+        // Gyroscope only (no correction can help: every reading is far from gravity's length), so the
+        // estimate after a quarter turn comes from the rotation rates alone.
+        let device = TurningDevice(angle: minimumJerk(start: 0.1, duration: 0.5, by: .pi / 2))
+        var fusion = GravityFusion()
+        fusion.process(time: 0, reading: device.gravity(at: 0), rotationRate: .zero)
+        for step in 1...100 {
+            let time = Double(step) * 0.01
+            fusion.process(
+                time: time, reading: 3 * device.gravity(at: time), rotationRate: device.sample(at: time).rate)
+        }
+        let estimate = try #require(fusion.gravity)
+        #expect(degrees(between: estimate, Vector3(-9.81, 0, 0)) < 0.5)
+    }
+
+    @Test("a turn is followed as it happens; the low-pass trails it")
+    func followsTurn() {
+        let device = TurningDevice(angle: minimumJerk(start: 0.2, duration: 0.4, by: .pi / 2))
+        var fusion = GravityFusion()
+        var lowPass = device.gravity(at: 0)
+        var worstFused = 0.0
+        var worstLowPass = 0.0
+        for step in 0...60 {
+            let time = Double(step) * 0.01
+            let (reading, rate) = device.sample(at: time)
+            let estimate = fusion.process(time: time, reading: reading, rotationRate: rate)
+            lowPass = lowPass + (0.01 / 0.21) * (reading - lowPass)
+            worstFused = max(worstFused, degrees(between: estimate, device.gravity(at: time)))
+            worstLowPass = max(worstLowPass, degrees(between: lowPass, device.gravity(at: time)))
+        }
+        #expect(worstFused < 1)
+        #expect(worstLowPass > 20)
+    }
+
+    @Test("linear acceleration does not tilt the estimate")
+    func ignoresLinearAcceleration() {
+        // Upright and still; a 0.3 s push of 3 m/s² sideways (a step, a braking car) reads as a 17°
+        // tilt to the accelerometer.
+        let device = TurningDevice(
+            angle: { _ in 0 }, acceleration: { $0 >= 1 && $0 < 1.3 ? Vector3(3, 0, 0) : .zero })
+        var fusion = GravityFusion()
+        var worst = 0.0
+        for step in 0...200 {
+            let time = Double(step) * 0.01
+            let (reading, rate) = device.sample(at: time)
+            let estimate = fusion.process(time: time, reading: reading, rotationRate: rate)
+            worst = max(worst, degrees(between: estimate, device.gravity(at: time)))
+        }
+        #expect(worst < 3)
+    }
+
+    @Test("the gyroscope's bias is learned while still, and then does not drift the estimate")
+    func learnsBias() {
+        let bias = Vector3(0.03, -0.02, 0.05)  // 1.7, 1.1 and 2.9 °/s
+        var fusion = GravityFusion()
+        var device = TurningDevice(angle: { _ in 0 })
+        device.bias = bias
+        for step in 0...1000 {
+            let time = Double(step) * 0.01
+            let (reading, rate) = device.sample(at: time)
+            fusion.process(time: time, reading: reading, rotationRate: rate)
+        }
+        #expect((fusion.bias - bias).magnitude < 0.002)
+        #expect(fusion.stillFor > 9)
+        // Then 2 s of readings the correction cannot use: the gyroscope alone holds the estimate.
+        for step in 1...200 {
+            let time = 10 + Double(step) * 0.01
+            let (reading, rate) = device.sample(at: time)
+            fusion.process(time: time, reading: 3 * reading, rotationRate: rate)
+        }
+        #expect(degrees(between: fusion.gravity!, device.gravity(at: 12)) < 0.3)
+    }
+
+    @Test("a gap restarts the estimate from the accelerometer")
+    func gapRestarts() {
+        var fusion = GravityFusion()
+        fusion.process(time: 0, reading: Vector3(0, -9.81, 0), rotationRate: .zero)
+        fusion.process(time: 2, reading: Vector3(-9.81, 0, 0), rotationRate: .zero)
+        #expect(fusion.gravity == Vector3(-9.81, 0, 0))
+    }
+
+    @Test("a mirrored mount matrix keeps the right-hand rule")
+    func mirroredMount() throws {
+        let mirrored = try MountMatrix(rows: [[-1, 0, 0], [0, 1, 0], [0, 0, 1]])
+        // Mirroring x: a turn about z that was counter-clockwise reads clockwise in the mirrored frame.
+        #expect(mirrored.applyToRotation(Vector3(0, 0, 1)) == Vector3(0, 0, -1))
+        #expect(mirrored.applyToRotation(Vector3(1, 0, 0)) == Vector3(1, 0, 0))
+        let turned = try MountMatrix(parsing: "0, -1, 0; -1, 0, 0; 0, 0, -1")
+        #expect(turned.applyToRotation(Vector3(0, 0, 1)) == turned.apply(Vector3(0, 0, 1)))
+    }
+}
