@@ -21,6 +21,27 @@ public struct OrientationEvent: Sendable {
     public var from: String? { Self.text(message["from"]) }
     public var to: String? { Self.text(message["to"]) }
 
+    /// A `motion` event's sample (nil for other topics, or a malformed one).
+    public var motion: MotionSample? {
+        guard topic == .motion, let gravity = Self.vector(message["gravity"]),
+            let user = Self.vector(message["userAcceleration"])
+        else { return nil }
+        var attitude: Quaternion?
+        if case .array(let parts)? = message["attitude"], parts.count == 4 {
+            let numbers = parts.compactMap { if case .number(let n) = $0 { n } else { nil } }
+            if numbers.count == 4 { attitude = Quaternion(w: numbers[0], x: numbers[1], y: numbers[2], z: numbers[3]) }
+        }
+        return MotionSample(
+            time: time, gravity: gravity, userAcceleration: user, rotationRate: Self.vector(message["rotationRate"]),
+            attitude: attitude)
+    }
+
+    private static func vector(_ value: JSONValue?) -> Vector3? {
+        guard case .array(let parts)? = value, parts.count == 3 else { return nil }
+        let numbers = parts.compactMap { if case .number(let n) = $0 { n } else { nil } }
+        return numbers.count == 3 ? Vector3(numbers[0], numbers[1], numbers[2]) : nil
+    }
+
     private static func text(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let name)?: name
@@ -210,6 +231,18 @@ public actor OrientationClient {
     public func subscribe(_ topics: [Topic]) async throws -> DaemonState {
         let reply = try await request(.subscribe, [("topics", .array(topics.map { .string($0.rawValue) }))])
         return (try? DaemonState(json: JSONReader(reply["state"] ?? .null))) ?? helloState ?? DaemonState()
+    }
+
+    /// Subscribes to the `motion` topic at `rate` Hz (1–100; nil: the daemon's default, 20 Hz);
+    /// returns the rate granted (at most 60 Hz unless root or the control group, and at most the
+    /// sensor's). ``OrientationEvent/motion`` reads each event's sample.
+    @discardableResult
+    public func subscribeMotion(rate: Double? = nil) async throws -> Double? {
+        let reply = try await request(
+            .subscribe,
+            [("topics", .array([.string(Topic.motion.rawValue)]))] + (rate.map { [("rate", .number($0))] } ?? []))
+        if case .number(let granted)? = reply["rate"] { return granted }
+        return nil
     }
 
     public func unsubscribe(_ topics: [Topic]) async throws {

@@ -222,8 +222,9 @@ public enum ReplyBody: Sendable, Hashable {
     case state(DaemonState)
     /// `seq` and `state` (`get`).
     case snapshot(seq: Int, state: DaemonState)
-    /// `topics` now subscribed, `seq` and `state` (`subscribe`, `unsubscribe`).
-    case subscriptions(topics: [Topic], seq: Int, state: DaemonState)
+    /// `topics` now subscribed, `seq` and `state` (`subscribe`, `unsubscribe`), and while `motion`
+    /// is subscribed the rate its events come at.
+    case subscriptions(topics: [Topic], seq: Int, state: DaemonState, motionRate: Double? = nil)
     /// `interface`, `effectiveDevice`, `decider` (`session.get`).
     case session(SessionSnapshot)
     /// The same plus `change`, the interface change the op caused or null (`session.open`, `scene.*`).
@@ -238,11 +239,11 @@ public enum ReplyBody: Sendable, Hashable {
             [("state", state.json)]
         case .snapshot(let seq, let state):
             [("seq", .number(Double(seq))), ("state", state.json)]
-        case .subscriptions(let topics, let seq, let state):
+        case .subscriptions(let topics, let seq, let state, let motionRate):
             [
                 ("topics", .array(topics.map { .string($0.rawValue) })), ("seq", .number(Double(seq))),
                 ("state", state.json),
-            ]
+            ] + (motionRate.map { [("rate", .number($0))] } ?? [])
         case .session(let snapshot):
             Self.fields(snapshot)
         case .sessionChange(let snapshot, let change):
@@ -275,6 +276,8 @@ public enum EventPayload: Sendable, Hashable {
     case session(sessionSeq: Int, InterfaceOrientationChange)
     /// A device or lock change that the connection's session rejected (the session is unchanged).
     case sessionRejected(ProtocolError)
+    /// One sample of the motion stream.
+    case motion(MotionSample)
 
     public var topic: Topic {
         switch self {
@@ -286,6 +289,7 @@ public enum EventPayload: Sendable, Hashable {
         case .mode: .mode
         case .reading(let kind, _, _): Topic(kind)
         case .session, .sessionRejected: .session
+        case .motion: .motion
         }
     }
 
@@ -303,6 +307,7 @@ public enum EventPayload: Sendable, Hashable {
         case .reading(_, let from, let to): [("from", SensorKind.json(from)), ("to", SensorKind.json(to))]
         case .session(let sessionSeq, let change): [("sessionSeq", .number(Double(sessionSeq)))] + change.protocolFields
         case .sessionRejected(let error): [("error", error.json)]
+        case .motion(let sample): MotionRate.fields(sample)
         }
     }
 }

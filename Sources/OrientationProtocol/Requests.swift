@@ -50,7 +50,8 @@ public struct Request: Sendable {
 /// front end needs to know about JSON ends here; the hub sees only these values.
 public enum ClientRequest: Sendable, Hashable {
     case get
-    case subscribe([Topic])
+    /// `motionRate`: the rate asked for the `motion` topic (Hz, 1–100), nil for the default.
+    case subscribe([Topic], motionRate: Double? = nil)
     case unsubscribe([Topic])
     case lock(Bool)
     /// Never empty.
@@ -92,7 +93,13 @@ extension Request {
     private func decode(_ operation: Operation) throws(JSONFieldError) -> Result<ClientRequest, ProtocolError> {
         switch operation {
         case .get: return .success(.get)
-        case .subscribe: return .success(.subscribe(try topics()))
+        case .subscribe:
+            let rate = try body.optional("rate").map { reader throws(JSONFieldError) in try reader.number() }
+            if let rate, !(rate >= MotionRate.minimum && rate <= MotionRate.maximum) {
+                throw body.fail(
+                    "rate must be from \(Int(MotionRate.minimum)) to \(Int(MotionRate.maximum)) Hz, got \(rate)")
+            }
+            return .success(.subscribe(try topics(), motionRate: rate))
         case .unsubscribe: return .success(.unsubscribe(try topics()))
         case .lock: return .success(.lock(try body.required("on").bool()))
         case .setSystemSupportedOrientations:

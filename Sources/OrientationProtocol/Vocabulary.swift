@@ -30,13 +30,16 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     /// The compass heading (degrees from magnetic north); root and the control group only, as
     /// iio-sensor-proxy's bus policy gives the compass to geoclue alone (a location).
     case heading
+    /// The device's motion (gravity, user acceleration, rotation rate, attitude) at a rate the
+    /// subscriber asks for: a stream, not a change of state (docs/protocol.md, "motion").
+    case motion
     /// The connection's own resolver session: its events go to its owner without a subscription,
     /// so this topic cannot be subscribed to.
     case session
 
     /// The topics a client can subscribe to, in the order replies list them.
     public static let subscribable: [Topic] =
-        [.device, .interface, .sensor, .lock, .hinge, .mode] + SensorKind.allCases.map(Topic.init)
+        [.device, .interface, .sensor, .lock, .hinge, .mode] + SensorKind.allCases.map(Topic.init) + [.motion]
 
     /// The topic of each sensor kind besides the accelerometer (the kind names it).
     public init(_ kind: SensorKind) {
@@ -50,7 +53,7 @@ public enum Topic: String, Sendable, Hashable, CaseIterable {
     public var claimedSensor: ClaimedSensor? {
         if let kind { return .kind(kind) }
         switch self {
-        case .device, .interface, .hinge, .mode: return .accelerometer
+        case .device, .interface, .hinge, .mode, .motion: return .accelerometer
         default: return nil
         }
     }

@@ -26,7 +26,7 @@ struct Orientctl: AsyncParsableCommand {
             77 permission denied, 76 the daemon refused the request.
             """,
         version: orientdPackageVersion,
-        subcommands: [Get.self, Monitor.self, Wait.self, Lock.self, Follow.self]
+        subcommands: [Get.self, Monitor.self, Motion.self, Wait.self, Lock.self, Follow.self]
     )
 
     static func main() async {
@@ -106,7 +106,8 @@ func describe(_ state: DaemonState) -> String {
 
 /// What `monitor` follows without --topics: every topic anyone may subscribe to (the heading is
 /// root's and the control group's, so it is followed only when asked for).
-let monitorDefaultTopics = Topic.subscribable.filter { !$0.isPrivileged }.map(\.rawValue).joined(separator: ",")
+let monitorDefaultTopics = Topic.subscribable.filter { !$0.isPrivileged && $0 != .motion }.map(\.rawValue)
+    .joined(separator: ",")
 
 struct Get: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -152,6 +153,9 @@ struct Monitor: AsyncParsableCommand {
             throw ValidationError(
                 "--topics: \"\(name)\" is not a topic (\(Topic.subscribable.map(\.rawValue).joined(separator: ", ")))")
         }
+        if topics.split(separator: ",").contains(Substring(Topic.motion.rawValue)) {
+            throw ValidationError("--topics: motion is a stream, not a change: use `orientctl motion`")
+        }
     }
 
     func run() async throws {
@@ -186,6 +190,81 @@ struct Monitor: AsyncParsableCommand {
         }
         complain("orientd closed the connection")
         throw ExitCode(69)
+    }
+}
+
+struct Motion: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the device's motion (gravity, user acceleration, rotation rate, attitude) until interrupted.",
+        discussion: """
+            Subscribes to the `motion` topic, which keeps the accelerometer (and the gyroscope, where there is one) \
+            reading at its sampling rate. One line per sample: TIME, then `g` gravity and `a` user acceleration \
+            (m/s², the device's axes: x right, y up, z out of the screen; gravity + user acceleration is what the \
+            accelerometer reads), `w` the rotation rate (rad/s, counter-clockwise positive) and `q` the attitude \
+            (a unit quaternion w x y z relative to the first sample); `w` and `q` read `-` without a gyroscope. \
+            With --json the daemon's event objects. Rates above 60 Hz need root or the control group; the daemon \
+            never exceeds the sensor's rate.
+            """)
+    @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Print the daemon's events as JSON lines.") var json = false
+    @Option(help: ArgumentHelp("Samples per second, 1 to 100 (default 20).", valueName: "hertz")) var rate: Double?
+
+    func validate() throws {
+        if let rate, !(rate >= MotionRate.minimum && rate <= MotionRate.maximum) {
+            throw ValidationError("--rate must be from 1 to 100 Hz, got \(rate)")
+        }
+    }
+
+    func run() async throws {
+        let client = try await connection.connect()
+        let granted: Double?
+        do {
+            granted = try await client.subscribeMotion(rate: rate)
+        } catch {
+            throw rejection(error)
+        }
+        if let granted, let rate, granted < rate {
+            complain("orientd streams motion at \(Self.fixed(granted, 1)) Hz, not \(Self.fixed(rate, 1))")
+        }
+        for await event in client.events {
+            if event.isGoodbye {
+                complain("orientd said goodbye")
+                throw ExitCode(69)
+            }
+            guard event.topic == .motion else { continue }
+            if json {
+                print(event.message.serialized)
+            } else if let sample = event.motion {
+                print(Self.line(sample))
+            }
+            fflush(nil)
+        }
+        complain("orientd closed the connection")
+        throw ExitCode(69)
+    }
+
+    static func line(_ sample: MotionSample) -> String {
+        func vector(_ v: Vector3, _ places: Int) -> String {
+            [v.x, v.y, v.z].map { fixed($0, places) }.joined(separator: " ")
+        }
+        let rate = sample.rotationRate.map { vector($0, 3) } ?? "-"
+        let attitude = sample.attitude.map { q in [q.w, q.x, q.y, q.z].map { fixed($0, 4) }.joined(separator: " ") }
+        return
+            """
+            \(fixed(sample.time, 3)) g \(vector(sample.gravity, 2)) a \(vector(sample.userAcceleration, 2)) \
+            w \(rate) q \(attitude ?? "-")
+            """
+    }
+
+    /// `value` with exactly `places` decimals (FoundationEssentials has no String(format:)).
+    static func fixed(_ value: Double, _ places: Int) -> String {
+        var scale = 1
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int((abs(value) * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        let decimals = places > 0 ? "." + String(repeating: "0", count: places - fraction.count) + fraction : ""
+        return "\(sign)\(scaled / scale)\(decimals)"
     }
 }
 

@@ -59,9 +59,11 @@ final class DetectionStage: Sendable {
         var readRate: ReadRate?
         /// After a sample: when the orientation becomes unknown if no other sample comes.
         var silenceDeadline: Double?
+        /// The sample's motion, while motion is streamed (``streamMotion(_:)``).
+        var motion: MotionSample?
 
         /// Whether the hub needs to hear of it.
-        var isNews: Bool { change != nil || tilt != nil || gravity != nil || readRate != nil }
+        var isNews: Bool { change != nil || tilt != nil || gravity != nil || readRate != nil || motion != nil }
     }
 
     /// What the lock guards.
@@ -73,6 +75,10 @@ final class DetectionStage: Sendable {
         var onMotionEvents = false
         /// Something besides the orientation needs every reading (``holdFast(_:)``).
         var heldFast = false
+        /// While motion is streamed (``streamMotion(_:)``): every reading's motion, and every reading.
+        var motion: MotionEstimator?
+
+        var needsEveryReading: Bool { heldFast || motion != nil }
     }
 
     init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
@@ -108,7 +114,7 @@ final class DetectionStage: Sendable {
                 let display = pipeline.orientation.displayReading(sample.reading)
                 let tilt = pipeline.tilt.process(display)
                 var pace =
-                    pipeline.heldFast
+                    pipeline.needsEveryReading
                     ? nil
                     : pipeline.pace?.observe(
                         display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
@@ -127,9 +133,12 @@ final class DetectionStage: Sendable {
                             ? .motionEvents : .rest(hertz: settings.rate(pace), held: pace == .held)
                     readPace?.set(readRate?.interval)
                 }
+                let motion = pipeline.motion?.process(
+                    time: sample.time, reading: display,
+                    rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation))
                 return Detection(
                     change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
-                    readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline))
+                    readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion)
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
@@ -139,7 +148,8 @@ final class DetectionStage: Sendable {
                     orientation: OrientationPipeline(
                         mountMatrix: pipeline.orientation.mountMatrix,
                         configuration: pipeline.orientation.detector.configuration),
-                    pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast)
+                    pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast,
+                    motion: pipeline.motion.map { _ in MotionEstimator() })
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
@@ -180,15 +190,32 @@ final class DetectionStage: Sendable {
     /// when the pace was slow and is fast now (the hub tells clients the rate in force).
     @discardableResult
     func holdFast(_ hold: Bool) -> ReadRate? {
-        let wasSlow = pipeline.withLockedValue { pipeline -> Bool in
-            let wasHeld = pipeline.heldFast
-            pipeline.heldFast = hold
-            guard hold, !wasHeld, let pace = pipeline.pace else { return false }
+        needEveryReading { $0.heldFast = hold }
+    }
+
+    /// While `on`, every reading's motion is computed (``Detection/motion``) and the sensor is read
+    /// at its sampling rate: the `motion` topic has subscribers. Returns the new rate when the pace
+    /// was slow and is fast now.
+    @discardableResult
+    func streamMotion(_ on: Bool) -> ReadRate? {
+        needEveryReading { pipeline in
+            if on != (pipeline.motion != nil) { pipeline.motion = on ? MotionEstimator() : nil }
+        }
+    }
+
+    /// Applies `change` to what needs every reading; when that begins, the pace starts fast again.
+    private func needEveryReading(_ change: (inout Pipeline) -> Void) -> ReadRate? {
+        let (wasSlow, needs) = pipeline.withLockedValue { pipeline -> (Bool, Bool) in
+            let needed = pipeline.needsEveryReading
+            change(&pipeline)
+            guard pipeline.needsEveryReading, !needed, let pace = pipeline.pace else {
+                return (false, pipeline.needsEveryReading)
+            }
             pipeline.pace = SamplingPace(settings: pace.settings)
             pipeline.onMotionEvents = false
-            return pace.pace.isRest
+            return (pace.pace.isRest, true)
         }
-        if hold { readPace?.set(nil) }
+        if needs { readPace?.set(nil) }
         return wasSlow ? .sampling : nil
     }
 

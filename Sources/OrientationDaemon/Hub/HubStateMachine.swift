@@ -58,6 +58,10 @@ enum HubAction: Hashable, Sendable {
     case systemSessionRejected(action: String, ResolverError)
     /// A convertible's mode changed: libinput's tablet-mode switch says so (``TabletModeReporter``).
     case reportTabletMode(DeviceMode)
+    /// The first subscriber of `motion` came (true) or the last went (false): the detection stage
+    /// computes the motion of every reading, and the display sensor is read at its sampling rate,
+    /// only meanwhile.
+    case streamMotion(Bool)
 }
 
 /// What one reading of a sensor decided (``HubStateMachine/detected(_:at:)``); nil and empty parts
@@ -71,6 +75,8 @@ struct SensorDecision: Equatable, Sendable {
     var restRate: Double??
     /// The hinge detector's decisions, in order.
     var hinge: [HingeEvent] = []
+    /// The reading's motion, while the `motion` topic is streamed.
+    var motion: MotionSample?
 }
 
 /// Every decision of the daemon, as a value: its state and sequence numbers, the listeners and the
@@ -87,6 +93,10 @@ struct HubStateMachine {
         var isPrivileged: Bool
         /// Nested subscriptions per topic: each subscribe adds one, each unsubscribe removes one.
         var topicCounts: [Topic: Int] = [:]
+        /// While subscribed to `motion`: the rate it asked for (nil: the default), and when its next
+        /// motion event is due.
+        var motionRate: Double?
+        var motionDue = -Double.infinity
 
         var subscribedTopics: [Topic] { Topic.subscribable.filter { topicCounts[$0] != nil } }
     }
@@ -127,6 +137,8 @@ struct HubStateMachine {
     /// mode the natural one (``ConvertibleRotation``).
     private var followedDevice: DeviceOrientation = .unknown
     private var stopScheduled = false
+    /// The `motion` topic has a subscriber: the detection stage computes motion.
+    private var streamingMotion = false
     /// Set by ``beginShutdown()``: no listener is accepted, no sensor samples and nothing more is
     /// published; the front ends then say goodbye and close.
     private(set) var isShuttingDown = false
@@ -170,6 +182,13 @@ struct HubStateMachine {
     }
 
     func subscribedTopics(of listener: ListenerID) -> [Topic] { listeners[listener]?.subscribedTopics ?? [] }
+
+    /// The rate a listener's motion events come at, while it is subscribed to `motion`.
+    func motionRate(of id: ListenerID) -> Double? {
+        guard let listener = listeners[id], listener.topicCounts[.motion] != nil else { return nil }
+        return MotionRate.granted(
+            asked: listener.motionRate, isPrivileged: listener.isPrivileged, sensorRate: sensorRate)
+    }
     func hasSession(_ listener: ListenerID) -> Bool { sessions.hasSession(listener) }
 
     // MARK: - Listeners
@@ -196,6 +215,7 @@ struct HubStateMachine {
         sessions.remove(id)
         for (topic, count) in listener.topicCounts where topic.claimsSensor { topicClaims[topic, default: 0] -= count }
         updateSampling(at: 0)
+        updateMotionStream()
         output.append(.statusChanged)
         return takeOutput()
     }
@@ -226,18 +246,22 @@ struct HubStateMachine {
         case .get:
             return .snapshot(seq: seq, state: state)
 
-        case .subscribe(let topics), .unsubscribe(let topics):
-            if case .subscribe = request {
+        case .subscribe(let topics, _), .unsubscribe(let topics):
+            if case .subscribe(_, let motionRate) = request {
                 if let privileged = topics.first(where: \.isPrivileged), !listeners[id]!.isPrivileged {
                     throw ProtocolError(
                         .permissionDenied, "only root and the control group may subscribe to \(privileged.rawValue)")
                 }
                 subscribe(id, to: topics)
+                // The latest subscribe to motion sets the rate (nested subscriptions share one stream).
+                if topics.contains(.motion) { listeners[id]!.motionRate = motionRate }
             } else {
                 unsubscribe(id, from: topics)
             }
             updateSampling(at: time)
-            return .subscriptions(topics: listeners[id]!.subscribedTopics, seq: seq, state: state)
+            updateMotionStream()
+            return .subscriptions(
+                topics: listeners[id]!.subscribedTopics, seq: seq, state: state, motionRate: motionRate(of: id))
 
         case .lock(let on):
             if on != state.locked {
@@ -288,6 +312,7 @@ struct HubStateMachine {
             } else {
                 listeners[id]!.topicCounts[topic] = nil
                 subscribers[topic]?.removeAll { $0 == id }
+                if topic == .motion { listeners[id]!.motionRate = nil }
             }
         }
     }
@@ -345,6 +370,7 @@ struct HubStateMachine {
             output.append(.stopSampling(role))
         }
         awaitingFirstReading = []
+        updateMotionStream()
         return takeOutput()
     }
 
@@ -417,6 +443,7 @@ struct HubStateMachine {
             self.restRate = restRate
             updateRate()
         }
+        if let motion = detected.motion { streamMotion(motion) }
         if let orientation = detected.orientation { setDevice(orientation, at: time) }
         for event in detected.hinge {
             switch event {
@@ -478,6 +505,36 @@ struct HubStateMachine {
         state.kinds[kind] = current
         publish(.reading(kind, from: from, to: reading), at: time)
         return takeOutput()
+    }
+
+    // MARK: - Motion
+
+    /// Tells the shell when the `motion` topic gains its first subscriber or loses its last.
+    private mutating func updateMotionStream() {
+        let wanted = !isShuttingDown && !(subscribers[.motion] ?? []).isEmpty
+        guard wanted != streamingMotion else { return }
+        streamingMotion = wanted
+        output.append(.streamMotion(wanted))
+    }
+
+    /// A motion sample goes to each subscriber whose next event is due: each gets its own rate out of
+    /// the sensor's (due times step by the listener's period, so 60 Hz out of 100 Hz is 60 a second
+    /// on average). It is a stream, not a change: `seq` does not grow and no status changes.
+    private mutating func streamMotion(_ sample: MotionSample) {
+        guard !isShuttingDown, let motionSubscribers = subscribers[.motion], !motionSubscribers.isEmpty else { return }
+        var due: [ListenerID] = []
+        for id in motionSubscribers {
+            guard let rate = motionRate(of: id), var listener = listeners[id] else { continue }
+            // A sample up to a tenth of a period early counts: the sensor's clock jitters.
+            let period = 1 / rate
+            guard sample.time >= listener.motionDue - 0.1 * period else { continue }
+            listener.motionDue =
+                sample.time - listener.motionDue > period ? sample.time + period : listener.motionDue + period
+            listeners[id] = listener
+            due.append(id)
+        }
+        guard !due.isEmpty else { return }
+        output.append(.publish(Event(seq: seq, time: sample.time, state: state, payload: .motion(sample)), to: due))
     }
 
     private mutating func updateRate() {

@@ -252,7 +252,7 @@ public final class OrientationHub: Sendable {
         if let rate = detection.readRate { logReadRate(rate) }
         actions += hingeActions(
             hinge, orientation: detection.change?.to, tilt: detection.tilt,
-            restRate: detection.readRate.map(\.restRate), at: now)
+            restRate: detection.readRate.map(\.restRate), motion: detection.motion, at: now)
         perform(actions)
     }
 
@@ -434,7 +434,7 @@ public final class OrientationHub: Sendable {
     /// takes those of a sensor it stopped into its own list instead of calling itself.
     private func hingeActions(
         _ outcome: HingeStage.Outcome, orientation: DeviceOrientation? = nil, tilt: ScreenTilt? = nil,
-        restRate: Double?? = nil, at now: Double
+        restRate: Double?? = nil, motion: MotionSample? = nil, at now: Double
     ) -> [HubAction] {
         var hingeAngle = state.hinge
         for event in outcome.events {
@@ -460,7 +460,9 @@ public final class OrientationHub: Sendable {
         }
         let wasKnown = state.hinge != nil
         let actions = onLoop.machine.detected(
-            SensorDecision(orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events), at: now)
+            SensorDecision(
+                orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events, motion: motion),
+            at: now)
         if !wasKnown, state.hinge != nil { armHingeCheck() }
         return actions
     }
@@ -623,6 +625,13 @@ public final class OrientationHub: Sendable {
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             case .reportTabletMode(let mode):
                 state.tabletModeReporter?.modeChanged(mode)
+            case .streamMotion(let on):
+                logger.info(on ? "motion subscribed: read at the sampling rate" : "no motion subscriber left")
+                if let rate = detection.streamMotion(on) {
+                    logReadRate(rate)
+                    pending += state.machine.detected(
+                        SensorDecision(restRate: .some(rate.restRate)), at: MonotonicClock.now())
+                }
             }
         }
     }

@@ -262,7 +262,7 @@ struct HubStateMachineTests {
         var hub = Self.machine()
         let a = try Self.connect(&hub)
         guard
-            case .subscriptions(let topics, _, _) = try Self.ok(&hub, .subscribe([.lock, .device, .lock]), from: a)
+            case .subscriptions(let topics, _, _, _) = try Self.ok(&hub, .subscribe([.lock, .device, .lock]), from: a)
                 .reply
         else {
             Issue.record("not a subscriptions reply")
