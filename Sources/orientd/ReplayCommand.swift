@@ -16,8 +16,10 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Run the detection pipeline over a trace file and print each orientation change.",
         discussion: """
             TRACE is a CSV file with lines t,x,y,z (seconds; m/s² in the sensor frame, gravity-pointing) \
-            and an optional header line "t,x,y,z"; "-" reads standard input. Each change is printed as \
-            one JSON object per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}.
+            and an optional header line "t,x,y,z"; "-" reads standard input. With a gyroscope the lines \
+            are t,x,y,z,gx,gy,gz (rad/s about the same axes, counter-clockwise positive), and detection \
+            judges the fused gravity (docs/detection.md §18). Each change is printed as one JSON object \
+            per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}.
 
             A convertible's trace has lines t,location,x,y,z (location display or base, both readings \
             with their mount matrices applied; --mount-matrix applies to the display's too). Besides the \
@@ -44,7 +46,9 @@ struct ReplayCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The trace to replay (CSV t,x,y,z), or - for standard input.", valueName: "trace"))
+    @Argument(
+        help: ArgumentHelp(
+            "The trace to replay (CSV t,x,y,z or t,x,y,z,gx,gy,gz), or - for standard input.", valueName: "trace"))
     var trace: String
 
     @Option(

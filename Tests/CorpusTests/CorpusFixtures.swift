@@ -20,6 +20,13 @@ enum CorpusFixtures {
     /// The start-ups in motion: the first orientation reported must be the one the device rests in.
     static let startsInMotion = ["start_mid_flick", "start_walking_hand", "start_walking_pocket"]
     static let generator = root.appendingPathComponent("generate.py")
+
+    /// Every public trace's twin with a gyroscope (`generate.py --gyro`; README of the corpus).
+    static let gyroscopeDirectory = root.appendingPathComponent("public-gyro")
+    static let gyroscopeTraces: [CorpusTrace] = {
+        let names = (try? CorpusTrace.names(in: gyroscopeDirectory)) ?? []
+        return names.compactMap { try? CorpusTrace(directory: gyroscopeDirectory, name: $0) }
+    }()
 }
 
 /// Runs `score.py` (the corpus's own scorer) on events and returns its `--json` summary rows by

@@ -96,6 +96,9 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// With a gyroscope the dwell rule at rest needs the device still this long, instead of
     /// `dwellAgreement` and `dwellTime`: longer than the pause of a glance that comes back.
     public var gyroDwellTime: Double = 0.2
+    /// With a gyroscope the dwell rule in motion counts only the time the device turns (a walk
+    /// never rests, a glance's pause does), and needs this much of it past the line.
+    public var gyroMovingDwellTime: Double = 0.3
     /// A gap between samples longer than this re-primes the filter and forgets every candidate.
     public var gapReprime: Double = 1.0
     /// With no sample for this long the orientation becomes `unknown`.
@@ -174,6 +177,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter("gyro-settle-rate", \.gyroSettleRate, "°/s", "gyroscope: slow path restarts above this rate"),
         parameter("gyro-still-rate", \.gyroStillRate, "°/s", "gyroscope: still below this rate"),
         parameter("gyro-dwell-time", \.gyroDwellTime, "s", "gyroscope: dwell rule at rest, still this long"),
+        parameter(
+            "gyro-moving-dwell-time", \.gyroMovingDwellTime, "s", "gyroscope: dwell rule moving, turning this long"),
         parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
         parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
     ]
@@ -234,6 +239,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(gyroSettleRate > 0, "gyro-settle-rate", "> 0")
         try require(gyroStillRate > 0 && gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
         try require(gyroDwellTime >= 0, "gyro-dwell-time", ">= 0")
+        try require(gyroMovingDwellTime >= 0, "gyro-moving-dwell-time", ">= 0")
         try require(gapReprime > 0, "gap-reprime", "> 0")
         try require(silenceTimeout > 0, "silence-timeout", "> 0")
     }

@@ -20,6 +20,14 @@ import Darwin
 /// the device is still: at rest the true rate is zero, so the mean reading *is* the bias. Until it is
 /// learned the drift it causes is bounded by the correction: bias × `correctionTime`.
 ///
+/// **Trusted only once anchored.** A restart (the first sample, a gap, a gyroscope switched on in
+/// the middle of a motion) begins from the accelerometer's reading, which may be anything but
+/// gravity then (a flick's lever arm reads up to 2 g). The estimate is ``isReliable`` only once the
+/// device has been still (turning slower than `stillRate` at gravity's length) for `anchorTime`,
+/// when it is set to the reading, or after `convergenceTime` of uninterrupted correction. Once
+/// reliable, a device still for `reanchorTime` whose accelerometer disagrees is re-anchored: nothing
+/// but a wrong estimate (or a steady push that long) explains it.
+///
 /// A pure state machine: time comes in with each sample.
 public struct GravityFusion: Sendable {
     public struct Settings: Sendable, Hashable {
@@ -29,12 +37,18 @@ public struct GravityFusion: Sendable {
         public var correctionTime: Double = 0.5
         /// ...and while it is still (the accelerometer is then gravity itself, so trust it sooner).
         public var stillCorrectionTime: Double = 0.1
-        /// ...and while the accelerometer points more than `disagreement` away from the estimate
-        /// although the gyroscope measures no such turn: that difference is the device's own
-        /// acceleration (a push, a step, a braking car), so it corrects only slowly.
-        public var disagreeingCorrectionTime: Double = 2.0
-        /// Degrees between the accelerometer's direction and the estimate beyond which they disagree.
+        /// Degrees between the accelerometer's direction and the estimate beyond which they disagree
+        /// (then the device is not still, whatever the gyroscope says: a push or a drifted estimate).
         public var disagreement: Double = 5.0
+        /// While they disagree and the gyroscope measures no turn, the difference is the device's
+        /// own acceleration (a push, a braking car): the pull is this much weaker (four times slower)
+        /// until `reanchorTime` says the estimate itself is wrong.
+        public var pushWeight: Double = 0.25
+        /// While the device moves the bias is learned from the correction itself (Mahony's integral
+        /// term): an estimate that keeps drifting the same way, which the accelerometer keeps pulling
+        /// back, has that drift added to the bias, by this gain (1/s²). About the axis of gravity
+        /// nothing is learned this way (nothing measures a turn about it).
+        public var biasGain: Double = 0.2
         /// A reading further than this from gravity's length (m/s²) does not correct at all; nearer,
         /// its weight falls linearly with the distance.
         public var accelerationTolerance: Double = 2.0
@@ -48,8 +62,20 @@ public struct GravityFusion: Sendable {
         /// A reading of a rate beyond this (rad/s) is not trusted as a bias (a gyroscope whose bias
         /// is this large is faulty: phone parts are specified to a few degrees a second).
         public var maximumBias: Double = 0.35
-        /// A longer gap between samples restarts the estimate from the accelerometer.
-        public var maximumGap: Double = 0.5
+        /// A longer gap between samples restarts the estimate from the accelerometer: a rate cannot
+        /// be integrated over it (a polled gyroscope read at a rest pace, or switched off).
+        public var maximumGap: Double = 0.1
+        /// A step whose rate changes by more than this (rad/s) times the step's length (s) cannot be
+        /// integrated from its two ends (a shake read at 25 Hz: rates of ±6 rad/s reversing five
+        /// times a second): the estimate restarts, as after a gap. 0.1 rad, about 6° of doubt.
+        public var maximumStepChange: Double = 0.1
+        /// Still this long after a restart anchors the estimate to the accelerometer (the detector's
+        /// rest window: a flick's far pose or a shake's reversal is still for milliseconds).
+        public var anchorTime: Double = 0.08
+        /// Uninterrupted correction this long anchors it too (three correction times: e⁻³).
+        public var convergenceTime: Double = 1.5
+        /// Still this long while the accelerometer disagrees re-anchors a reliable estimate.
+        public var reanchorTime: Double = 0.3
 
         public init() {}
     }
@@ -62,12 +88,23 @@ public struct GravityFusion: Sendable {
     public private(set) var bias = Vector3.zero
     /// The rotation rate of the last sample with the bias removed (rad/s).
     public private(set) var rotationRate = Vector3.zero
-    /// How long the device has been still (the rate below `stillRate`) as of the last sample, in
-    /// seconds: the evidence of rest the gyroscope gives.
+    /// How long the device has been still (the rate below `stillRate`, the accelerometer at
+    /// gravity's length and agreeing with the estimate) as of the last sample, in seconds: the
+    /// evidence of rest the gyroscope gives.
     public var stillFor: Double { stillSince.map { lastTime - $0 } ?? 0 }
+    /// The estimate is anchored (see the type's notes); before, a caller should not rely on it.
+    public private(set) var isReliable = false
+    /// Times a reliable estimate was re-anchored (it had drifted from a resting accelerometer).
+    public private(set) var reanchorCount = 0
 
     private var lastTime = -Double.infinity
     private var stillSince: Double?
+    /// Since when the rate has been low at gravity's length, whatever the estimate says, and since
+    /// when the accelerometer has disagreed meanwhile.
+    private var slowSince: Double?
+    private var slowReading: Vector3?
+    private var disagreeingSince: Double?
+    private var restartedAt = 0.0
     /// The last sample's rate (bias removed): a step turns by the mean of the rates at its two ends.
     private var lastRate: Vector3?
 
@@ -82,12 +119,18 @@ public struct GravityFusion: Sendable {
         let interval = time - lastTime
         let length = reading.magnitude
         guard length > 0, reading.isFinite, measured.isFinite else { return gravity ?? reading }
-        guard let estimate = gravity, interval >= 0, interval <= settings.maximumGap else {
+        let unintegrable = lastRate.map { ((measured - bias) - $0).magnitude * interval > settings.maximumStepChange }
+        guard let estimate = gravity, interval >= 0, interval <= settings.maximumGap, unintegrable != true else {
             // The first sample, or after a gap or a backwards timestamp: start from the accelerometer.
             gravity = (settings.gravity / length) * reading
             lastTime = time
             stillSince = nil
+            slowSince = nil
+            slowReading = nil
+            disagreeingSince = nil
             lastRate = nil
+            isReliable = false
+            restartedAt = time
             return gravity!
         }
         guard interval > 0 else { return estimate }
@@ -101,8 +144,40 @@ public struct GravityFusion: Sendable {
         var turned = Self.rotate(estimate, about: stepRate, by: -stepRate.magnitude * interval)
 
         let off = abs(length - settings.gravity)
+        let target = (settings.gravity / length) * reading
         let agrees = turned.dot(reading) >= cos(settings.disagreement * .pi / 180) * turned.magnitude * length
-        let still = rate.magnitude < settings.stillRate && off < settings.stillAccelerationTolerance && agrees
+        // Slow: not turning, at gravity's length, and pointing where it pointed when that began (a
+        // shake without a turn passes gravity's length at each reversal, each time elsewhere).
+        var slow = rate.magnitude < settings.stillRate && off < settings.stillAccelerationTolerance
+        if slow, let first = slowReading,
+            first.dot(reading) < cos(settings.disagreement * .pi / 180) * first.magnitude * length
+        {
+            slow = false
+        }
+        if slow {
+            if slowSince == nil {
+                slowSince = time
+                slowReading = reading
+            }
+        } else {
+            slowSince = nil
+            slowReading = nil
+        }
+        let slowFor = slowSince.map { time - $0 } ?? 0
+        if slow && !agrees {
+            if disagreeingSince == nil { disagreeingSince = time }
+        } else {
+            disagreeingSince = nil
+        }
+        let disagreeingFor = disagreeingSince.map { time - $0 } ?? 0
+        if !isReliable && (slowFor >= settings.anchorTime || time - restartedAt >= settings.convergenceTime)
+            || isReliable && disagreeingFor >= settings.reanchorTime
+        {
+            if isReliable { reanchorCount += 1 }
+            if slowFor > 0 || isReliable { turned = target }
+            isReliable = true
+        }
+        let still = slow && (agrees || turned == target)
         if still {
             if stillSince == nil { stillSince = time }
             if measured.magnitude < settings.maximumBias {
@@ -114,11 +189,19 @@ public struct GravityFusion: Sendable {
         }
         if off < settings.accelerationTolerance {
             let trust = 1 - off / settings.accelerationTolerance
-            let time =
-                !agrees
-                ? settings.disagreeingCorrectionTime : still ? settings.stillCorrectionTime : settings.correctionTime
-            let weight = trust * interval / (time + interval)
-            let target = (settings.gravity / length) * reading
+            let pushed = slow && !still ? settings.pushWeight : 1
+            let weight =
+                pushed * trust * interval
+                / ((still ? settings.stillCorrectionTime : settings.correctionTime) + interval)
+            if !still, isReliable {
+                // ĝ × â is the bias's error perpendicular to gravity, to first order (a gyroscope
+                // reading b too much turns the estimate by ĝ × b a second, away from â).
+                let g = (1 / turned.magnitude) * turned
+                let a = (1 / length) * reading
+                let error = Vector3(g.y * a.z - g.z * a.y, g.z * a.x - g.x * a.z, g.x * a.y - g.y * a.x)
+                let learned = bias + (trust * settings.biasGain * interval) * error
+                if learned.magnitude < settings.maximumBias { bias = learned }
+            }
             turned = turned + weight * (target - turned)
         }
         let magnitude = turned.magnitude
@@ -130,7 +213,11 @@ public struct GravityFusion: Sendable {
     public mutating func restart() {
         gravity = nil
         stillSince = nil
+        slowSince = nil
+        slowReading = nil
+        disagreeingSince = nil
         lastRate = nil
+        isReliable = false
         lastTime = -Double.infinity
     }
 

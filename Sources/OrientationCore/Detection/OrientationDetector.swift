@@ -121,7 +121,10 @@ public struct OrientationDetector: Sendable {
     private var filteredUp = Vector3.zero
     /// The gravity estimate from the gyroscope and the accelerometer, fed while samples carry a rate.
     private var fusion: GravityFusion
-    /// The last sample carried a rotation rate: `judgedUp` is the fused gravity's.
+    /// The last sample carried a rotation rate.
+    private var gyroscopeFed = false
+    /// ...and the fusion's estimate is reliable (``GravityFusion/isReliable``): `judgedUp` is the
+    /// fused gravity's.
     private var fused = false
     /// The up vector the slow path and the dwell rule judge: `filteredUp`, or with a gyroscope the
     /// fused one (of gravity's length).
@@ -139,9 +142,15 @@ public struct OrientationDetector: Sendable {
     private var restingDwellCandidate: DeviceOrientation?
     private var restingDwellSince = 0.0
     private var restingDwellDirection = Vector3.zero
+    /// With a gyroscope: since when the low-passed pose has agreed with the resting one.
+    private var restingDwellAgreedSince: Double?
     private var movingDwellCandidate: DeviceOrientation?
     private var movingDwellSince = 0.0
     private var movingDwellSum = Vector3.zero
+    /// With a gyroscope: how long the candidate has lasted while the device turned (was not still),
+    /// and the time of its last sample.
+    private var movingDwellTurning = 0.0
+    private var movingDwellLast = 0.0
     private var restTimes: [Double]
     private var restVectors: [Vector3]
     private var restCount = 0
@@ -209,14 +218,18 @@ public struct OrientationDetector: Sendable {
         return decide(at: time)
     }
 
-    /// Sets the direction judged: the fused gravity while samples carry a rotation rate (started
-    /// afresh from the accelerometer when they begin to), else the low-pass.
+    /// Sets the direction judged: the fused gravity while samples carry a rotation rate and the
+    /// fusion is anchored (started afresh from the accelerometer when rates begin), else the
+    /// low-pass, exactly as without a gyroscope.
     private mutating func fuse(_ sample: AccelerationSample) {
         if let rate = sample.rotationRate, rate.isFinite {
-            if !fused { fusion.restart() }
-            fused = true
-            judgedUp = -fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
+            if !gyroscopeFed { fusion.restart() }
+            gyroscopeFed = true
+            let gravity = fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
+            fused = fusion.isReliable
+            judgedUp = fused ? -gravity : filteredUp
         } else {
+            gyroscopeFed = false
             fused = false
             judgedUp = filteredUp
         }
@@ -325,9 +338,9 @@ public struct OrientationDetector: Sendable {
     /// With a gyroscope the stillness is measured: the device has turned slower than the still rate
     /// for `gyroDwellTime`, longer than a glance's pause.
     private mutating func restingDwell(resting: Vector3?, at time: Double) -> OrientationChange? {
-        guard let resting, let target = dwellTarget(resting, line: restingDwellLine),
-            fused || filteredUp.dot(resting) >= cosDwellAgreement * filteredUp.magnitude * resting.magnitude
-        else {
+        let agrees = resting.map { filteredUp.dot($0) >= cosDwellAgreement * filteredUp.magnitude * $0.magnitude }
+        if agrees != true { restingDwellAgreedSince = nil }
+        guard let resting, let target = dwellTarget(resting, line: restingDwellLine), fused || agrees == true else {
             restingDwellCandidate = nil
             return nil
         }
@@ -338,7 +351,11 @@ public struct OrientationDetector: Sendable {
             restingDwellDirection = direction
         }
         if fused {
-            guard fusion.stillFor >= configuration.gyroDwellTime else { return nil }
+            // Either evidence suffices: the gyroscope's stillness, or the low-pass caught up (the
+            // rule without a gyroscope), each long enough that a glance's pause never passes it.
+            if agrees == true, restingDwellAgreedSince == nil { restingDwellAgreedSince = time }
+            let byFilter = restingDwellAgreedSince.map { time - max($0, restingDwellSince) >= configuration.dwellTime }
+            guard fusion.stillFor >= configuration.gyroDwellTime || byFilter == true else { return nil }
         } else {
             guard time - restingDwellSince >= configuration.dwellTime else { return nil }
         }
@@ -351,6 +368,10 @@ public struct OrientationDetector: Sendable {
     /// of the diagonal and the acceleration gate is clear, and it is accepted once it has lasted
     /// `dwellMovingTime` and the mean direction since it began lies past the dwell line. A turn that
     /// merely passes through never lasts; a pose held past the line does, whatever the steps do.
+    ///
+    /// With a gyroscope the fused direction does not trail a turn, so a glance that pauses past the
+    /// line lies past it for its whole pause; but a device walked with is never still, and a pause
+    /// is. Only the time the device turns counts then, and it must reach `gyroMovingDwellTime`.
     private mutating func movingDwell(at time: Double) -> OrientationChange? {
         guard time >= acceleratingUntil, Self.uprightAxis(orientation) != nil else {
             movingDwellCandidate = nil
@@ -359,15 +380,24 @@ public struct OrientationDetector: Sendable {
         let direction = (1 / judgedUp.magnitude) * judgedUp
         if let candidate = movingDwellCandidate, dwellTarget(judgedUp, line: .diagonal) == candidate {
             movingDwellSum = movingDwellSum + direction
+            if fusion.stillFor == 0, dwellTarget(judgedUp, line: movingDwellLine) == candidate {
+                movingDwellTurning += time - movingDwellLast
+            }
         } else if let target = dwellTarget(judgedUp, line: movingDwellLine) {
             movingDwellCandidate = target
             movingDwellSince = time
             movingDwellSum = direction
+            movingDwellTurning = 0
         } else {
             movingDwellCandidate = nil
             return nil
         }
-        guard time - movingDwellSince >= configuration.dwellMovingTime, let candidate = movingDwellCandidate,
+        movingDwellLast = time
+        let lasted =
+            fused
+            ? movingDwellTurning >= configuration.gyroMovingDwellTime
+            : time - movingDwellSince >= configuration.dwellMovingTime
+        guard lasted, let candidate = movingDwellCandidate,
             dwellTarget(movingDwellSum, line: movingDwellLine) == candidate
         else { return nil }
         return accept(candidate, at: time, byDwell: true)

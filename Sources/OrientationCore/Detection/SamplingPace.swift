@@ -53,6 +53,10 @@ public struct SamplingPace: Sendable {
         public var swayMargin: Double = 0.006 * 9.81
         /// How long (s) the readings must stay within the margin before the pace slows.
         public var restTime: Double = 0.5
+        /// A gyroscope runs only while the pace is fast (it draws several times the accelerometer's
+        /// current), and its readings are used only this long (s) after it was switched on: phone
+        /// parts take 30 ms (MPU-6050) to 55–80 ms (BMI160, LSM6DS3) to give settled rates.
+        public var gyroscopeStartup: Double = 0.08
         /// How long (s) a held device's reads must stay within `swayMargin` before it counts as
         /// lying: a hand's sway (0.1–0.5 Hz) swings past the margin at least once in 2 s.
         public var stillTime: Double = 2

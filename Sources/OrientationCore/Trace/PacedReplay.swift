@@ -55,6 +55,10 @@ public struct PacedReplay: Sendable {
 
     public private(set) var pipeline: OrientationPipeline
     public private(set) var pace: SamplingPace
+    /// Since when the gyroscope has been on: as the daemon runs it, only while the pace is fast (the
+    /// device moves), its readings used only ``SamplingPace/Settings/gyroscopeStartup`` after it
+    /// was switched on; nil while off.
+    private var gyroscopeOnSince: Double?
     /// Reads taken so far.
     public private(set) var reads = 0
     private let timing: Timing
@@ -98,7 +102,14 @@ public struct PacedReplay: Sendable {
                 // before this one, so this one gets one reading's weight in the low-pass.
                 pipeline.hold(until: read - 1 / pace.settings.fastRate)
             }
-            let change = pipeline.process(time: read, reading: reading, rotationRate: rotationRate)
+            if pace.pace.isRest {
+                gyroscopeOnSince = nil
+            } else if gyroscopeOnSince == nil {
+                gyroscopeOnSince = read
+            }
+            let gyroscopeReady = gyroscopeOnSince.map { read - $0 >= pace.settings.gyroscopeStartup } ?? false
+            let change = pipeline.process(
+                time: read, reading: reading, rotationRate: gyroscopeReady ? rotationRate : nil)
             let paceChange = pace.observe(
                 pipeline.displayReading(reading), at: read, detectorSettled: pipeline.detector.isSettled)
             due.append(Read(time: read, change: change, pace: paceChange))

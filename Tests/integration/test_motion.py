@@ -1,0 +1,137 @@
+"""The motion topic on the real socket, with the stdin sensor fed readings with and without a
+gyroscope (t,x,y,z,gx,gy,gz): rates, caps, claims, and a turn followed through the fused path."""
+import json
+import math
+import subprocess
+import sys
+import unittest
+
+from daemon import Daemon, G
+from testbed import as_another_user, changes_user
+
+RATE = 100  # Hz of the written readings
+
+
+def quarter_turn(start, duration=0.5, rest_before=0.6, rest_after=0.6, gyroscope=True, bias=(0.01, -0.02, 0.03)):
+    """Readings of an upright device turned a quarter counter-clockwise (as its viewer sees it:
+    portrait to landscapeLeft) by a minimum-jerk turn, with the gyroscope's rates (rad/s, plus a
+    bias) when `gyroscope`; from `start` seconds on the sensor's clock, at RATE."""
+    lines = []
+    total = rest_before + duration + rest_after
+    for k in range(int(total * RATE)):
+        t = k / RATE
+        s = min(1.0, max(0.0, (t - rest_before) / duration))
+        theta = (s ** 3 * (10 - 15 * s + 6 * s * s)) * math.pi / 2
+        rate = 30 * s * s * (1 - s) ** 2 * (math.pi / 2) / duration
+        reading = (-G * math.sin(theta), -G * math.cos(theta), 0.0)
+        fields = [start + t, *reading] + ([bias[0], bias[1], rate + bias[2]] if gyroscope else [])
+        lines.append(",".join(f"{value:.5f}" for value in fields))
+    return lines
+
+
+class MotionCase(unittest.TestCase):
+    def setUp(self):
+        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off")
+        self.addCleanup(self.stop)
+        self.clock = 0.0
+
+    def stop(self):
+        if self.daemon.process.poll() is None:
+            self.daemon.process.kill()
+            self.daemon.process.wait()
+
+    def write(self, lines):
+        self.daemon.process.stdin.write(("\n".join(lines) + "\n").encode())
+        self.daemon.process.stdin.flush()
+        self.clock = float(lines[-1].split(",")[0]) + 1 / RATE
+
+    def still(self, seconds, gyroscope=True):
+        vector = "0,-9.81,0" + (",0.01,-0.02,0.03" if gyroscope else "")
+        self.write([f"{self.clock + k / RATE:.5f},{vector}" for k in range(int(seconds * RATE))])
+
+    def motion_events(self, client, count):
+        return [client.next_event(lambda e: e["topic"] == "motion") for _ in range(count)]
+
+
+class Motion(MotionCase):
+    def test_a_turn_is_followed_through_the_fused_path_on_the_socket(self):
+        client = self.daemon.client()
+        reply = client.request("subscribe", topics=["motion", "device"], rate=50)
+        self.assertTrue(reply["ok"], reply)
+        self.assertEqual(reply["rate"], 50)
+        lines = quarter_turn(0)
+        self.write(lines)
+        # The first motion event is the first sample written (t = 0; the stdin sensor keeps the
+        # spacing of t); the last, at 50 of 100 Hz, is within a sample of the last one written.
+        first = client.next_event(lambda e: e["topic"] == "motion")
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "device" and e["to"] == "landscapeLeft")["from"],
+                         "portrait")
+        end = first["time"] + float(lines[-1].split(",")[0]) - 1.5 / RATE
+        last = first
+        while last["time"] < end:
+            last = client.next_event(lambda e: e["topic"] == "motion")
+        self.assertEqual([round(v, 1) for v in last["gravity"]], [-9.8, 0.0, 0.0])
+        self.assertLess(max(abs(v) for v in last["userAcceleration"]), 0.1)
+        self.assertLess(max(abs(v) for v in last["rotationRate"]), 0.05)
+        w, x, y, z = last["attitude"]
+        self.assertAlmostEqual(w, math.cos(math.pi / 4), delta=0.02)
+        self.assertAlmostEqual(z, math.sin(math.pi / 4), delta=0.02)
+        self.assertLess(abs(x) + abs(y), 0.03)
+        self.assertEqual(last["seq"], client.request("get")["seq"], "a motion event does not grow seq")
+
+    def test_each_subscriber_gets_its_rate(self):
+        ten, twenty = self.daemon.client(), self.daemon.client()
+        self.assertEqual(ten.request("subscribe", topics=["motion"], rate=10)["rate"], 10)
+        self.assertEqual(twenty.request("subscribe", topics=["motion"])["rate"], 20, "the default")
+        self.still(3)
+        for client, rate in ((ten, 10), (twenty, 20)):
+            events = self.motion_events(client, rate * 2)
+            span = events[-1]["time"] - events[0]["time"]
+            self.assertAlmostEqual(span, (len(events) - 1) / rate, delta=1.5 / rate, msg=f"{rate} Hz")
+
+    def test_without_a_gyroscope_there_is_no_rate_and_no_attitude(self):
+        client = self.daemon.client()
+        client.request("subscribe", topics=["motion"], rate=20)
+        self.still(0.5, gyroscope=False)
+        event = client.next_event(lambda e: e["topic"] == "motion")
+        self.assertIsNone(event["rotationRate"])
+        self.assertIsNone(event["attitude"])
+        self.assertEqual([round(v, 2) for v in event["gravity"]], [0.0, -9.81, 0.0])
+
+    def test_a_rate_out_of_range_is_refused_and_changes_nothing(self):
+        client = self.daemon.client()
+        for rate in (0, 101, "fast"):
+            reply = client.request("subscribe", topics=["motion"], rate=rate)
+            self.assertFalse(reply["ok"])
+            self.assertEqual(reply["error"]["code"], "bad-request")
+        self.assertEqual(client.request("get")["state"]["sensor"], "idle", "a refused subscribe claims nothing")
+
+    def test_the_stream_claims_the_sensor_while_subscribed(self):
+        client = self.daemon.client()
+        client.request("subscribe", topics=["sensor"])
+        client.request("subscribe", topics=["motion"])
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "sensor")["to"], "active")
+        client.request("unsubscribe", topics=["motion"])
+        self.assertEqual(client.next_event(lambda e: e["topic"] == "sensor")["to"], "idle")
+        self.daemon.wait_for_log("no motion subscriber left")
+
+
+@changes_user
+class MotionCaps(MotionCase):
+    def subscribe_as_nobody(self, rate):
+        script = ("import socket,sys,json\ns=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1]);f=s.makefile('rw')\n"
+                  "f.readline();f.write(sys.argv[2]+'\\n');f.flush();print(f.readline())")
+        request = {"id": 1, "op": "subscribe", "topics": ["motion"], "rate": rate}
+        result = subprocess.run(as_another_user(self) + [sys.executable, "-c", script, self.daemon.socket_path,
+                                                         json.dumps(request)], capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout)
+
+    def test_only_root_and_the_control_group_get_more_than_60_hz(self):
+        self.assertEqual(self.subscribe_as_nobody(100)["rate"], 60)
+        self.assertEqual(self.subscribe_as_nobody(30)["rate"], 30)
+        self.assertEqual(self.daemon.client().request("subscribe", topics=["motion"], rate=100)["rate"], 100)
+
+
+if __name__ == "__main__":
+    unittest.main()
