@@ -259,6 +259,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
             if !description.powerFeatures.isEmpty {
                 row("hardware", description.powerFeatures.joined(separator: ", "))
             }
+            row("gyroscope", description.gyroscope)
             let frequency =
                 description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz" } ?? "not reported"
             row("sampling", frequency + (description.availableFrequencies.map { " (available: \($0))" } ?? ""))

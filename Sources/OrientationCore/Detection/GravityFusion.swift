@@ -123,6 +123,7 @@ public struct GravityFusion: Sendable {
         guard let estimate = gravity, interval >= 0, interval <= settings.maximumGap, unintegrable != true else {
             // The first sample, or after a gap or a backwards timestamp: start from the accelerometer.
             gravity = (settings.gravity / length) * reading
+            rotationRate = measured - bias
             lastTime = time
             stillSince = nil
             slowSince = nil

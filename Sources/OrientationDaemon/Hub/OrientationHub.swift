@@ -63,6 +63,8 @@ public final class OrientationHub: Sendable {
         var sensorMatrix: MountMatrix?
         /// How the display sensor waits at rest, as last announced (``SensorDescription/restPacing``).
         var sensorRestPacing: String?
+        /// The gyroscope the sensor's description last named, as logged.
+        var sensorGyroscope: String?
         /// ``perform(_:)`` is carrying out a list: it must not be entered again.
         var performing = false
         /// Listeners whose connection closed while a list was carried out (a write that failed closes
@@ -220,6 +222,10 @@ public final class OrientationHub: Sendable {
             }
             onLoop.sensorMatrix = description.mountMatrix
             onLoop.sensorRestPacing = description.restPacing
+            if description.gyroscope != onLoop.sensorGyroscope, let gyroscope = description.gyroscope {
+                sensorLogger.info("gyroscope: \(gyroscope)", metadata: ["sensor.device": "\(description.identifier)"])
+            }
+            onLoop.sensorGyroscope = description.gyroscope
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency, at: now)

@@ -23,9 +23,12 @@ public struct RawAccelerometerReadings: Sendable {
 
     /// Checks and converts one reading taken at `time`; `scale` nil means the scale is unusable and
     /// the reading is dropped (the frozen-reading evidence, which needs consistent units, waits too).
+    ///
+    /// `rotationRate`: the gyroscope's reading taken with it (rad/s, the same axes), if any; it rides
+    /// along with the sample.
     public mutating func deliver(
-        raw: Vector3, at time: Double, scale: [Double]?, offset: [Double], faults: inout FaultTracker,
-        emit: (SensorEvent) -> Void
+        raw: Vector3, at time: Double, scale: [Double]?, offset: [Double], rotationRate: Vector3? = nil,
+        faults: inout FaultTracker, emit: (SensorEvent) -> Void
     ) {
         guard let scale else { return }
         let reading = Vector3(
@@ -60,7 +63,7 @@ public struct RawAccelerometerReadings: Sendable {
             zeroSince = nil
             if faults.success(.noGravity) { emit(.recovered(.noGravity, device: device)) }
         }
-        emit(.sample(SensorSample(time: time, reading: reading)))
+        emit(.sample(SensorSample(time: time, reading: reading, rotationRate: rotationRate)))
     }
 
     private func noGravity(_ detail: String, faults: inout FaultTracker, emit: (SensorEvent) -> Void) {

@@ -56,6 +56,9 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     /// How the running acquisition waits while the device rests, when it was opened (nil before):
     /// on the motion interrupt, or polling at the rest rate and why.
     public var restPacing: String?
+    /// The gyroscope read with this accelerometer, in words (an IMU's `in_anglvel` channels, and
+    /// how), or why one that is there is not read; nil when there is none (docs/sensors.md).
+    public var gyroscope: String?
 
     public init(
         identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown,

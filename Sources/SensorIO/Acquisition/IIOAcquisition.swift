@@ -60,10 +60,16 @@ final class IIOAcquisition: Sendable {
         }
         self.pace = pace
         let isRemote = context.uri.hasPrefix("ip:")
-        let rawReaders: [RawReader] = channels.map { channel in
+        func rawReader(_ channel: IIOChannel) -> RawReader {
             guard context.uri == "local:", let file = channel.attributeFileName("raw") else { return .libiio(channel) }
             return .sysfs(SysfsAttributeFile(path: "/sys/bus/iio/devices/\(deviceID)/\(file)"))
         }
+        let rawReaders = channels.map(rawReader)
+        // An IMU's gyroscope in the same device, read with the accelerometer while polled.
+        let gyroscopeChannels = ["anglvel_x", "anglvel_y", "anglvel_z"].compactMap(device.inputChannel)
+        let gyroscope =
+            gyroscopeChannels.count == 3 && mode == .poll
+            ? Gyroscope(channels: gyroscopeChannels, rawReaders: gyroscopeChannels.map(rawReader)) : nil
         // A remote read on a dead connection must fail rather than block the worker for good.
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
         var description = description
@@ -89,6 +95,24 @@ final class IIOAcquisition: Sendable {
             }
             pace.restsOnMotionEvents = motionInterrupt != nil
         }
+        if gyroscopeChannels.count == 3 {
+            description.gyroscope =
+                gyroscope != nil
+                ? "in_anglvel of \(deviceID), read with the accelerometer while the device moves"
+                : "in_anglvel of \(deviceID), not read: buffered capture reads the accelerometer alone"
+            // One chip, one frame: a matrix of the gyroscope's own that differs is said, and the
+            // accelerometer's is used for both.
+            if let first = gyroscopeChannels.first, first.hasAttribute("mount_matrix"),
+                let text = try? first.readAttribute("mount_matrix"),
+                let own = try? MountMatrix(parsing: String(text.trimmingWhitespace())), own != description.mountMatrix
+            {
+                description.mountMatrixProblems.append(
+                    """
+                    \(deviceID): in_anglvel_mount_matrix (\(own.text)) differs from the accelerometer's \
+                    (\(description.mountMatrix.text)): the gyroscope is read with the accelerometer's
+                    """)
+            }
+        }
         self.description = description
 
         var buffer: IIOBuffer?
@@ -105,7 +129,7 @@ final class IIOAcquisition: Sendable {
         let buffered = buffer != nil
         buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
         let worker = Worker(
-            device: device, channels: channels, rawReaders: rawReaders, description: description,
+            device: device, channels: channels, rawReaders: rawReaders, gyroscope: gyroscope, description: description,
             pollPeriod: pollPeriod, pace: pace, fallbackAllowed: configuration.acquisition == .auto,
             isRemote: isRemote, emit: emit, wakeup: wakeup, control: control)
         thread = WorkerThread.start(name: "orientd-\(mode.rawValue)") { [timestampChannel, monotonicTimestamps] in
@@ -202,6 +226,12 @@ final class IIOAcquisition: Sendable {
         return max(1, Int((min(restInterval, 1) / samplePeriod).rounded(.down)))
     }
 
+    /// An IMU's gyroscope in the accelerometer's own device (`in_anglvel_{x,y,z}`), polled with it.
+    fileprivate struct Gyroscope {
+        let channels: [IIOChannel]
+        let rawReaders: [RawReader]
+    }
+
     /// The worker thread's part: the device, its channels and the sysfs files, which only the
     /// worker uses once the acquisition runs (they move to its thread with it).
     fileprivate struct Worker {
@@ -210,6 +240,8 @@ final class IIOAcquisition: Sendable {
         /// How the poll loop reads each axis's `raw`: the kept-open sysfs file of a local device, or
         /// libiio (remote devices, or a local attribute whose file name libiio does not know).
         let rawReaders: [RawReader]
+        /// The gyroscope read with the accelerometer, if the device has one (polled only).
+        let gyroscope: IIOAcquisition.Gyroscope?
         let description: SensorDescription
         let pollPeriod: Double
         let pace: ReadPace?
@@ -243,6 +275,19 @@ extension IIOAcquisition.Worker {
     /// Reads `scale` (missing: 1, as the ABI's default) and `offset` (missing: 0) of each axis.
     private func readCalibration(_ calibration: inout Calibration, faults: inout FaultTracker, now: Double) {
         calibration.lastRead = now
+        let problem = Self.read(&calibration, of: channels)
+        calibration.valid = problem == nil
+        if let problem {
+            if faults.fault(.badScale) {
+                emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem)))
+            }
+        } else if faults.success(.badScale) {
+            emit(.recovered(.badScale, device: device.id))
+        }
+    }
+
+    /// Reads the scales and offsets of `channels` into `calibration`; returns the first problem.
+    private static func read(_ calibration: inout Calibration, of channels: [IIOChannel]) -> String? {
         var problem: String?
         for (index, channel) in channels.enumerated() {
             if channel.hasAttribute("scale") {
@@ -261,14 +306,38 @@ extension IIOAcquisition.Worker {
                 if let value = Double(text), value.isFinite { calibration.offset[index] = value }
             }
         }
-        calibration.valid = problem == nil
-        if let problem {
-            if faults.fault(.badScale) {
-                emit(.fault(SensorFault(kind: .badScale, device: device.id, detail: problem)))
-            }
-        } else if faults.success(.badScale) {
-            emit(.recovered(.badScale, device: device.id))
+        return problem
+    }
+
+    /// The gyroscope runs only while the device moves (the pace is fast: it draws several times
+    /// the accelerometer's current) and its rates are used only `gyroscopeStartup` after it was
+    /// switched on, as its datasheet asks. Nil when it is off, starting, or unreadable (the
+    /// detection stage then decides from the accelerometer alone).
+    private func readGyroscope(
+        _ calibration: inout Calibration, onSince: inout Double?, at now: Double
+    ) -> Vector3? {
+        guard let gyroscope else { return nil }
+        guard pace?.interval == nil else {
+            onSince = nil
+            return nil
         }
+        if onSince == nil { onSince = now }
+        if !calibration.valid, now - calibration.lastRead >= 1 {
+            calibration.lastRead = now
+            calibration.valid = Self.read(&calibration, of: gyroscope.channels) == nil
+        }
+        var raw = [0.0, 0.0, 0.0]
+        for index in 0..<3 {
+            guard case .value(let value)? = try? gyroscope.rawReaders[index].read() else { return nil }
+            raw[index] = value
+        }
+        guard calibration.valid, let since = onSince, now - since >= SamplingPace.Settings().gyroscopeStartup else {
+            return nil
+        }
+        return Vector3(
+            (raw[0] + calibration.offset[0]) * calibration.scale[0],
+            (raw[1] + calibration.offset[1]) * calibration.scale[1],
+            (raw[2] + calibration.offset[2]) * calibration.scale[2])
     }
 
     // MARK: - Polling
@@ -277,6 +346,8 @@ extension IIOAcquisition.Worker {
         var faults = FaultTracker()
         var readings = RawAccelerometerReadings(device: device.id)
         var calibration = Calibration()
+        var gyroscopeCalibration = Calibration()
+        var gyroscopeOnSince: Double?
         var schedule = PollSchedule(period: pollPeriod, pace: pace, start: MonotonicClock.now())
         pace?.attach { [wakeup] in wakeup.signal() }
         var failingSince: Double?
@@ -337,9 +408,10 @@ extension IIOAcquisition.Worker {
             failingSince = nil
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device.id)) }
+            let rotationRate = readGyroscope(&gyroscopeCalibration, onSince: &gyroscopeOnSince, at: time)
             readings.deliver(
                 raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
-                offset: calibration.offset, faults: &faults, emit: emit)
+                offset: calibration.offset, rotationRate: rotationRate, faults: &faults, emit: emit)
         }
         return nil
     }

@@ -67,6 +67,12 @@ public enum AccelerometerDiscovery {
             description.readingMagnitude = Vector3(converted[0], converted[1], converted[2]).magnitude
         }
         description.powerFeatures = powerFeatures.filter { device?.hasAttribute($0) == true }
+        if axes.allSatisfy({ device?.hasAttribute("in_anglvel_\($0)_raw") == true }) {
+            description.gyroscope =
+                description.acquisition == .buffer
+                ? "in_anglvel in the same device, not read: buffered capture reads the accelerometer alone"
+                : "in_anglvel in the same device, read with the accelerometer while the device moves"
+        }
         return description
     }
 

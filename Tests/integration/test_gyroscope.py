@@ -1,0 +1,80 @@
+"""An IMU under umockdev: accelerometer and gyroscope in one IIO device (in_accel_* and
+in_anglvel_*), read through libudev and libiio. The gyroscope is read with the accelerometer only
+while the device moves (counted with inotify: IN_ACCESS on in_anglvel_x_raw), its rates reach the
+motion topic, and list-sensors names it."""
+import os
+import subprocess
+import tempfile
+
+from daemon import Client
+from testbed import ReadCounter, TestbedCase
+
+GYRO_SCALE = 0.001  # rad/s per raw unit
+GYRO_RAW = (10, -20, 30)  # 0.01, −0.02, 0.03 rad/s: a bias, the device at rest
+
+
+def imu_attributes(raw=GYRO_RAW, scale=GYRO_SCALE, matrix=None):
+    attributes = {f"in_anglvel_{axis}_raw": str(value) for axis, value in zip("xyz", raw)}
+    attributes["in_anglvel_scale"] = str(scale)
+    if matrix:
+        attributes["in_anglvel_mount_matrix"] = matrix
+    return attributes
+
+
+class Gyroscope(TestbedCase):
+    def serve(self, *args):
+        directory = tempfile.mkdtemp(prefix="orientd-gyro-")
+        self.socket_path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
+                            "--log-level", "debug", *args)
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(self.socket_path)
+        self.addCleanup(client.close)
+        return daemon, client
+
+    def counter(self, path, attribute):
+        counter = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), attribute))
+        self.addCleanup(counter.close)
+        return counter
+
+    def test_list_sensors_names_the_gyroscope_of_an_imu(self):
+        self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
+        listing = self.list_sensors()
+        self.assertIn("in_anglvel in the same device", listing["sensors"][0]["gyroscope"], listing)
+
+    def test_its_rates_reach_the_motion_topic_converted_by_its_scale(self):
+        self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
+        daemon, client = self.serve()
+        self.assertEqual(client.request("subscribe", topics=["motion"], rate=25)["rate"], 25)
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope: in_anglvel"),
+                        what="the gyroscope's log line")
+        # The first rate after the gyroscope's start-up: raw × scale, less the little of the bias
+        # learned from that one reading (the mean while still, τ 2 s).
+        event = client.next_event(lambda e: e["topic"] == "motion" and e["rotationRate"] is not None)
+        for measured, raw in zip(event["rotationRate"], GYRO_RAW):
+            self.assertAlmostEqual(measured, raw * GYRO_SCALE, delta=abs(raw * GYRO_SCALE) * 0.1)
+        self.assertIsNotNone(event["attitude"])
+        # Held still, the constant rate is learned as the bias: what is reported falls toward zero.
+        later = client.next_event(lambda e: e["topic"] == "motion" and e["time"] > event["time"] + 3, timeout=15)
+        self.assertLess(max(abs(v) for v in later["rotationRate"]), 0.5 * max(abs(v) for v in event["rotationRate"]))
+
+    def test_the_gyroscope_is_read_only_while_the_device_moves(self):
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes())
+        gyroscope = self.counter(path, "in_anglvel_x_raw")
+        accelerometer = self.counter(path, "in_accel_y_raw")
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
+        self.assertEqual(gyroscope.count(1.5), 0, "at rest the gyroscope is not read")
+        accelerometer.wait_for_reads(2, "the accelerometer is still read at rest")
+        self.bed.set_raw(path, 1000, 0, 0)
+        gyroscope.wait_for_reads(5, "motion switches the gyroscope on")
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+
+    def test_a_gyroscope_matrix_that_differs_is_said_and_the_accelerometers_used(self):
+        self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes(matrix="0, 1, 0; 1, 0, 0; 0, 0, -1"))
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        daemon.wait_for(lambda d: d.stderr_contains("in_anglvel_mount_matrix (0, 1, 0; 1, 0, 0; 0, 0, -1) differs"),
+                        what="the warning")
