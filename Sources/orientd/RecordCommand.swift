@@ -15,7 +15,10 @@ struct RecordCommand: AsyncParsableCommand {
         discussion: """
             The output has the corpus format that orientd replay and --sensor replay:FILE read: a header \
             "t,x,y,z", then one line per sample, t in seconds from the first sample, x, y, z in m/s² in \
-            the display frame (gravity-pointing: upright portrait reads 0, -9.81, 0).
+            the display frame (gravity-pointing: upright portrait reads 0, -9.81, 0). Where the sensor \
+            is an IMU whose gyroscope is read, the header is "t,x,y,z,gx,gy,gz" and each line carries \
+            the rotation rate in rad/s about the same axes (counter-clockwise positive); the few lines \
+            before the gyroscope has started have four fields.
 
             Recording stops after --duration seconds, at the end of a replayed or piped input, or on \
             Ctrl-C (SIGINT) or SIGTERM; the file is complete in every case. Progress, sensor changes and \
@@ -75,7 +78,6 @@ struct RecordCommand: AsyncParsableCommand {
         defer { timer?.cancel() }
 
         var writer = TraceWriter(sink: sink)
-        writer.writeHeader()
         var matrix = MountMatrix.identity
         var firstTime: Double?
         var count = 0
@@ -85,6 +87,7 @@ struct RecordCommand: AsyncParsableCommand {
             switch event {
             case .available(let description):
                 matrix = description.mountMatrix
+                if !writer.hasHeader { writer.writeHeader(gyroscope: description.readsGyroscope) }
                 let mode = description.acquisition.map { "\($0.rawValue) mode, " } ?? ""
                 let rate = description.samplingFrequency.map { "\(SamplingFrequencyChoice.text($0)) Hz, " } ?? ""
                 let destination = output == "-" ? "standard output" : output
@@ -103,7 +106,10 @@ struct RecordCommand: AsyncParsableCommand {
             case .sample(let sample):
                 let start = firstTime ?? sample.time
                 firstTime = start
-                writer.write(time: sample.time - start, reading: matrix.apply(sample.reading))
+                if !writer.hasHeader { writer.writeHeader(gyroscope: sample.rotationRate != nil) }
+                writer.write(
+                    time: sample.time - start, reading: matrix.apply(sample.reading),
+                    rotationRate: sample.rotationRate.map(matrix.applyToRotation))
                 count += 1
             case .fault(let fault):
                 if faultLog.logFault(fault.kind, at: MonotonicClock.now()) {
@@ -151,15 +157,26 @@ struct TraceWriter {
         live = fstat(sink, &status) != 0 || (status.st_mode & S_IFMT) != S_IFREG
     }
 
-    mutating func writeHeader() {
-        pending += TraceFormat.header + "\n"
+    private(set) var hasHeader = false
+
+    /// The header of the form the sensor gives: with the gyroscope's columns when it is read.
+    mutating func writeHeader(gyroscope: Bool = false) {
+        pending += (gyroscope ? TraceFormat.gyroscopeHeader : TraceFormat.header) + "\n"
+        hasHeader = true
         flush()
     }
 
-    mutating func write(time: Double, reading: Vector3) {
-        pending += withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer in
-            _ = withVaList([time, reading.x, reading.y, reading.z]) {
-                vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f\n", $0)
+    /// One line: `t,x,y,z`, or `t,x,y,z,gx,gy,gz` (rad/s to 5 decimals) with a rotation rate.
+    mutating func write(time: Double, reading: Vector3, rotationRate: Vector3? = nil) {
+        pending += withUnsafeTemporaryAllocation(of: CChar.self, capacity: 192) { buffer in
+            if let rate = rotationRate {
+                _ = withVaList([time, reading.x, reading.y, reading.z, rate.x, rate.y, rate.z]) {
+                    vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f,%.5f,%.5f,%.5f\n", $0)
+                }
+            } else {
+                _ = withVaList([time, reading.x, reading.y, reading.z]) {
+                    vsnprintf(buffer.baseAddress, buffer.count, "%.5f,%.4f,%.4f,%.4f\n", $0)
+                }
             }
             return String(cString: buffer.baseAddress!)
         }

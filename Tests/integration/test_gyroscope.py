@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 
 from daemon import Client
-from testbed import ReadCounter, TestbedCase
+from testbed import ReadCounter, TestbedCase, orientd
 
 GYRO_SCALE = 0.001  # rad/s per raw unit
 GYRO_RAW = (10, -20, 30)  # 0.01, −0.02, 0.03 rad/s: a bias, the device at rest
@@ -78,3 +78,15 @@ class Gyroscope(TestbedCase):
         self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
         daemon.wait_for(lambda d: d.stderr_contains("in_anglvel_mount_matrix (0, 1, 0; 1, 0, 0; 0, 0, -1) differs"),
                         what="the warning")
+
+    def test_record_writes_the_gyroscope_form(self):
+        self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
+        result = orientd(self.bed, "record", "--duration", "1", "--output", "-")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "t,x,y,z,gx,gy,gz")
+        rows = [line.split(",") for line in lines[1:]]
+        with_rates = [row for row in rows if len(row) == 7]
+        self.assertGreater(len(with_rates), 10, "25 Hz for a second, less the gyroscope's start-up")
+        self.assertTrue(all(len(row) == 4 for row in rows[:len(rows) - len(with_rates)]), "only the first lines lack it")
+        self.assertEqual([float(v) for v in with_rates[-1][4:]], [raw * GYRO_SCALE for raw in GYRO_RAW])

@@ -59,6 +59,8 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     /// The gyroscope read with this accelerometer, in words (an IMU's `in_anglvel` channels, and
     /// how), or why one that is there is not read; nil when there is none (docs/sensors.md).
     public var gyroscope: String?
+    /// Samples carry the gyroscope's rate (while the device moves, after its start-up).
+    public var readsGyroscope = false
 
     public init(
         identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown,

@@ -29,11 +29,16 @@ public final class TraceReplaySource: AccelerometerSource, Sendable {
         samples = rows.filter { ($0.location == .base) == (role == .base) }
         origin = rows.map(\.time).min() ?? 0
         self.speed = speed
-        description = SensorDescription(
+        var description = SensorDescription(
             identifier: role == .base ? "replay:\(path)#base" : "replay:\(path)", name: "trace replay",
             location: role == .base ? .base : (rows.contains { $0.location == .base } ? .display : .unknown),
             mountMatrix: mountMatrix ?? .identity, mountMatrixOrigin: mountMatrix == nil ? .identity : .configured,
             samplingFrequency: Self.rate(of: samples))
+        if samples.contains(where: { $0.rotationRate != nil }) {
+            description.gyroscope = "the trace's gx, gy, gz columns"
+            description.readsGyroscope = true
+        }
+        self.description = description
         worker = SourceThread(name: samples.isEmpty ? nil : (role == .base ? "orientd-replay-b" : "orientd-replay"))
         guard !samples.isEmpty else {
             if role == .display {

@@ -95,6 +95,7 @@ final class IIOAcquisition: Sendable {
             }
             pace.restsOnMotionEvents = motionInterrupt != nil
         }
+        description.readsGyroscope = gyroscope != nil
         if gyroscopeChannels.count == 3 {
             description.gyroscope =
                 gyroscope != nil

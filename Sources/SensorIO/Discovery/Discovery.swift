@@ -68,6 +68,7 @@ public enum AccelerometerDiscovery {
         }
         description.powerFeatures = powerFeatures.filter { device?.hasAttribute($0) == true }
         if axes.allSatisfy({ device?.hasAttribute("in_anglvel_\($0)_raw") == true }) {
+            description.readsGyroscope = description.acquisition != .buffer
             description.gyroscope =
                 description.acquisition == .buffer
                 ? "in_anglvel in the same device, not read: buffered capture reads the accelerometer alone"
