@@ -3,8 +3,9 @@ in_anglvel_*), read through libudev and libiio. The gyroscope is read with the a
 while the device moves (counted with inotify: IN_ACCESS on in_anglvel_x_raw), its rates reach the
 motion topic, and list-sensors names it."""
 import os
-import subprocess
+import struct
 import tempfile
+import time
 
 from daemon import Client
 from testbed import ReadCounter, TestbedCase, orientd
@@ -90,3 +91,39 @@ class Gyroscope(TestbedCase):
         self.assertGreater(len(with_rates), 10, "25 Hz for a second, less the gyroscope's start-up")
         self.assertTrue(all(len(row) == 4 for row in rows[:len(rows) - len(with_rates)]), "only the first lines lack it")
         self.assertEqual([float(v) for v in with_rates[-1][4:]], [raw * GYRO_SCALE for raw in GYRO_RAW])
+
+    def test_a_buffered_imu_carries_its_rates_in_the_scans(self):
+        """accel x, y, z and anglvel x, y, z as s16 scan elements (indices 0–5) and a timestamp
+        (index 6): 12 bytes, 4 of padding, 8 of timestamp while the gyroscope is in the scans."""
+        attributes = {"in_anglvel_scale": str(GYRO_SCALE), "scan_elements/in_timestamp_index": "6"}
+        for index, axis in enumerate("xyz"):
+            attributes.update({f"scan_elements/in_anglvel_{axis}_en": "0",
+                               f"scan_elements/in_anglvel_{axis}_index": str(3 + index),
+                               f"scan_elements/in_anglvel_{axis}_type": "le:s16/16>>0"})
+        path = self.bed.add_accelerometer(0, name="bmi160", raw_channels=False, buffered=True, trigger="bmi160-dev0",
+                                          attributes=attributes)
+        listed = self.list_sensors()["sensors"][0]
+        self.assertEqual(listed["acquisition"], "buffer")
+        self.assertIn("in the buffer", listed["gyroscope"])
+        run = self.start("record")
+        run.wait_for(lambda r: self.bed.attribute(path, "scan_elements/in_anglvel_x_en") == "1"
+                     and self.bed.attribute(path, "buffer/enable") == "1", what="the gyroscope in the scans")
+        fifo = self.bed.fifos[0]
+
+        def scan_written_then_rates_read(run):
+            # The sensor delivers a scan each time the output is looked at, until one carries rates.
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # the buffer is being made anew: no reader for an instant
+                return False
+            try:
+                os.write(fd, struct.pack("<hhhhhh4xq", 0, -1000, 0, *GYRO_RAW, time.monotonic_ns()))
+            finally:
+                os.close(fd)
+            return any(line.count(",") == 6 for line in run.stdout_lines[1:])
+
+        run.wait_for(scan_written_then_rates_read, what="a sample with the gyroscope's rates")
+        self.assertEqual(run.stdout_lines[0], "t,x,y,z,gx,gy,gz")
+        row = next(line for line in run.stdout_lines[1:] if line.count(",") == 6).split(",")
+        self.assertEqual([float(v) for v in row[4:]], [raw * GYRO_SCALE for raw in GYRO_RAW])
+        self.assertEqual(run.stop(), 0)

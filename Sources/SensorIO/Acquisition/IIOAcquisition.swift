@@ -65,10 +65,11 @@ final class IIOAcquisition: Sendable {
             return .sysfs(SysfsAttributeFile(path: "/sys/bus/iio/devices/\(deviceID)/\(file)"))
         }
         let rawReaders = channels.map(rawReader)
-        // An IMU's gyroscope in the same device, read with the accelerometer while polled.
+        // An IMU's gyroscope in the same device, read with the accelerometer: polled, or in the
+        // buffer's scans when its channels are scan elements too.
         let gyroscopeChannels = ["anglvel_x", "anglvel_y", "anglvel_z"].compactMap(device.inputChannel)
         let gyroscope =
-            gyroscopeChannels.count == 3 && mode == .poll
+            gyroscopeChannels.count == 3 && (mode == .poll || gyroscopeChannels.allSatisfy(\.isScanElement))
             ? Gyroscope(channels: gyroscopeChannels, rawReaders: gyroscopeChannels.map(rawReader)) : nil
         // A remote read on a dead connection must fail rather than block the worker for good.
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
@@ -99,8 +100,11 @@ final class IIOAcquisition: Sendable {
         if gyroscopeChannels.count == 3 {
             description.gyroscope =
                 gyroscope != nil
-                ? "in_anglvel of \(deviceID), read with the accelerometer while the device moves"
-                : "in_anglvel of \(deviceID), not read: buffered capture reads the accelerometer alone"
+                ? """
+                in_anglvel of \(deviceID), read with the accelerometer \
+                (\(mode == .buffer ? "in the buffer" : "polled")) while the device moves
+                """
+                : "in_anglvel of \(deviceID), not read: its channels are not in the buffer's scan elements"
             // One chip, one frame: a matrix of the gyroscope's own that differs is said, and the
             // accelerometer's is used for both.
             if let first = gyroscopeChannels.first, first.hasAttribute("mount_matrix"),
@@ -444,16 +448,30 @@ extension IIOAcquisition.Worker {
         var failingSince: Double?
         var current = control.withLockedValue { $0.buffer }
         var batch = 1
+        // The gyroscope's channels are in the scans only while the device moves (a buffer made
+        // anew when that changes, as for the batch size): at rest the chip may switch it off.
+        var gyroscopeInScans = false
+        var gyroscopeCalibration = Calibration()
+        var gyroscopeOnSince: Double?
         while !stopping {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
             let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: pollPeriod)
-            if wanted != batch || current == nil {
+            let gyroscopeWanted = gyroscope != nil && pace?.interval == nil
+            if wanted != batch || current == nil || gyroscopeWanted != gyroscopeInScans {
                 // The pace changed: a buffer of the new size, whose watermark libiio sets to it. The
                 // old one is destroyed first (the device's node has one opener at a time).
                 control.withLockedValue { $0.buffer = nil }
                 current = nil
+                for channel in gyroscope?.channels ?? [] {
+                    if gyroscopeWanted { channel.enable() } else { channel.disable() }
+                }
+                gyroscopeInScans = gyroscopeWanted
+                gyroscopeOnSince = gyroscopeWanted ? MonotonicClock.now() : nil
+                if gyroscopeWanted, !gyroscopeCalibration.valid, let gyroscope {
+                    gyroscopeCalibration.valid = Self.read(&gyroscopeCalibration, of: gyroscope.channels) == nil
+                }
                 do {
                     let resized = try device.createBuffer(samples: wanted)
                     let stopped = control.withLockedValue { state -> Bool in
@@ -507,6 +525,16 @@ extension IIOAcquisition.Worker {
             for (index, channel) in channels.enumerated() {
                 buffer.forEachSample(of: channel) { axes[index].append(Double(channel.decode($0))) }
             }
+            var rates: [[Double]] = [[], [], []]
+            if gyroscopeInScans, gyroscopeCalibration.valid, let gyroscope {
+                for (index, channel) in gyroscope.channels.enumerated() {
+                    buffer.forEachSample(of: channel) {
+                        rates[index].append(
+                            (Double(channel.decode($0)) + gyroscopeCalibration.offset[index])
+                                * gyroscopeCalibration.scale[index])
+                    }
+                }
+            }
             var stamps: [Double] = []
             if let timestamp {
                 buffer.forEachSample(of: timestamp) { stamps.append(Double(timestamp.decode($0)) / 1e9) }
@@ -521,10 +549,14 @@ extension IIOAcquisition.Worker {
                 } else {
                     time = host - Double(count - 1 - sample) * pollPeriod  // a batch's samples, at the sampling rate
                 }
+                let started = gyroscopeOnSince.map { host - $0 >= SamplingPace.Settings().gyroscopeStartup } ?? false
+                let rate =
+                    started && rates.allSatisfy({ $0.count == count })
+                    ? Vector3(rates[0][sample], rates[1][sample], rates[2][sample]) : nil
                 readings.deliver(
                     raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
-                    scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, faults: &faults,
-                    emit: emit)
+                    scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, rotationRate: rate,
+                    faults: &faults, emit: emit)
             }
         }
         return nil

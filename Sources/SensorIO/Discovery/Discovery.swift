@@ -67,12 +67,18 @@ public enum AccelerometerDiscovery {
             description.readingMagnitude = Vector3(converted[0], converted[1], converted[2]).magnitude
         }
         description.powerFeatures = powerFeatures.filter { device?.hasAttribute($0) == true }
-        if axes.allSatisfy({ device?.hasAttribute("in_anglvel_\($0)_raw") == true }) {
-            description.readsGyroscope = description.acquisition != .buffer
+        let polled = axes.allSatisfy { device?.hasAttribute("in_anglvel_\($0)_raw") == true }
+        let scanned = axes.allSatisfy { device?.hasAttribute("scan_elements/in_anglvel_\($0)_en") == true }
+        if polled || scanned {
+            let buffered = description.acquisition == .buffer
+            description.readsGyroscope = buffered ? scanned : polled
             description.gyroscope =
-                description.acquisition == .buffer
-                ? "in_anglvel in the same device, not read: buffered capture reads the accelerometer alone"
-                : "in_anglvel in the same device, read with the accelerometer while the device moves"
+                description.readsGyroscope
+                ? """
+                in_anglvel in the same device, read with the accelerometer (\(buffered ? "in the buffer" : "polled")) \
+                while the device moves
+                """
+                : "in_anglvel in the same device, not read: \(buffered ? "not in the buffer's scans" : "no raw values")"
         }
         return description
     }
