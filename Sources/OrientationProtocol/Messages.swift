@@ -40,6 +40,9 @@ public struct DaemonState: Sendable, Hashable {
     /// net.hadess.SensorProxy serves as AccelerometerTilt); nil until a reading classifies it, and
     /// from a server older than the field.
     public var tilt: ScreenTilt?
+    /// The gyroscope read with the accelerometer; nil without one (and from a server older than
+    /// the field).
+    public var gyroscope: GyroscopeState?
 
     public init(
         device: DeviceOrientation = .unknown, interface: InterfaceOrientation = .unknown,
@@ -72,6 +75,7 @@ public struct DaemonState: Sendable, Hashable {
             ("rate", rate.map(JSONValue.number) ?? .null),
             ("faults", .array(faults.map(\.json))),
             ("tilt", tilt.map { JSONValue.string($0.rawValue) } ?? .null),
+            ("gyroscope", gyroscope?.json ?? .null),
         ]
         let kindMembers: [(key: String, value: JSONValue)] = SensorKind.allCases.map {
             ($0.stateKey, $0.json(kinds[$0]))
@@ -95,9 +99,37 @@ public struct DaemonState: Sendable, Hashable {
             for element in try list.array() { faults.append(try SensorFaultState(json: element)) }
         }
         tilt = try reader.optional("tilt")?.enumeration(ScreenTilt.self)
+        if let member = try reader.optional("gyroscope"), member.value != .null {
+            gyroscope = GyroscopeState(
+                status: try member.required("status").enumeration(GyroscopeState.Status.self),
+                detail: try member.optional("detail")?.string())
+        }
         for kind in SensorKind.allCases {
             if let member = try reader.optional(kind.stateKey) { kinds[kind] = try kind.state(json: member) }
         }
+    }
+}
+
+/// The gyroscope of an IMU, as the state shows it (docs/protocol.md, "State"): working (its rates
+/// are fused while the device moves) or failed (evidence against it holds, and the accelerometer
+/// decides alone).
+public struct GyroscopeState: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        case working
+        case failed
+    }
+
+    public var status: Status
+    /// What was seen, while failed.
+    public var detail: String?
+
+    public init(status: Status, detail: String? = nil) {
+        self.status = status
+        self.detail = detail
+    }
+
+    public var json: JSONValue {
+        .object([("status", .string(status.rawValue))] + (detail.map { [("detail", JSONValue.string($0))] } ?? []))
     }
 }
 

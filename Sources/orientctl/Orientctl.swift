@@ -92,6 +92,9 @@ func describe(_ state: DaemonState) -> String {
     for fault in state.faults {
         lines.append("fault: \(fault.kind) since \(fault.since) (\(fault.device)): \(fault.detail)")
     }
+    if let gyroscope = state.gyroscope {
+        lines.append("gyroscope: \(gyroscope.status.rawValue)" + (gyroscope.detail.map { " (\($0))" } ?? ""))
+    }
     if let hinge = state.hinge { lines.append("hinge: \((hinge * 10).rounded() / 10)°") }
     if let mode = state.mode { lines.append("mode: \(mode.rawValue)") }
     // The other kinds only where the device has them: the last level read while claimed.

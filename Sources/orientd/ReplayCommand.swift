@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrientationCore
+import OrientationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,9 @@ struct ReplayCommand: AsyncParsableCommand {
             and an optional header line "t,x,y,z"; "-" reads standard input. With a gyroscope the lines \
             are t,x,y,z,gx,gy,gz (rad/s about the same axes, counter-clockwise positive), and detection \
             judges the fused gravity (docs/detection.md §18). Each change is printed as one JSON object \
-            per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}.
+            per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}; when the gyroscope \
+            is judged failed, or working again, {"t": …, "gyroscope": "failed", "detail": "…"} or \
+            {"t": …, "gyroscope": "working"} (docs/sensors.md, "Gyroscope").
 
             A convertible's trace has lines t,location,x,y,z (location display or base, both readings \
             with their mount matrices applied; --mount-matrix applies to the display's too). Besides the \
@@ -159,6 +162,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let pacer = speed > 0 ? ReplayPacer(speed: speed) : nil
         var paced = paceSettings.map { PacedReplay(pipeline: pipeline, pace: $0, timing: paceTiming) }
         var lastTime: Double?
+        var gyroscope = GyroscopeCheck.Verdict.working
         // Created by the first line that names a location: a convertible's two-sensor trace.
         var hinge: HingeDetector?
         var lineNumber = 0
@@ -207,6 +211,11 @@ struct ReplayCommand: AsyncParsableCommand {
             {
                 Self.printChange(change)
             }
+            let verdict = paced?.pipeline.detector.gyroscopeVerdict ?? pipeline.detector.gyroscopeVerdict
+            if verdict != gyroscope {
+                gyroscope = verdict
+                Self.printGyroscope(verdict, at: time)
+            }
             if pacer != nil { fflush(nil) }  // live output even through a pipe
         }
         if let error = input.readError {
@@ -214,6 +223,16 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ExitCode(66)
         }
         if let lastTime, let reads = paced?.finish(at: lastTime) { printReads(reads) }
+    }
+
+    /// The gyroscope's verdict changed (docs/sensors.md, "Gyroscope"): `{"t": …, "gyroscope":
+    /// "working"}` or `{"t": …, "gyroscope": "failed", "detail": "…"}`.
+    private static func printGyroscope(_ verdict: GyroscopeCheck.Verdict, at time: Double) {
+        switch verdict {
+        case .working: print(#"{"t": \#(time), "gyroscope": "working"}"#)
+        case .failed(let detail):
+            print(#"{"t": \#(time), "gyroscope": "failed", "detail": \#(JSONValue.string(detail).serialized)}"#)
+        }
     }
 
     private static func printChange(_ change: OrientationChange) {

@@ -94,3 +94,33 @@ struct GyroscopeCorpusTests {
         #expect(slowestFused < slowestAlone - 0.2, "walking: \(slowestFused) s fused, \(slowestAlone) s alone")
     }
 }
+
+@Suite("Gyroscope check on working gyroscopes")
+struct GyroscopeCheckCorpusTests {
+    @Test("no twin's gyroscope is ever judged failed: offline, and read at the daemon's pace")
+    func neverFailed() {
+        for trace in CorpusFixtures.gyroscopeTraces {
+            var pipeline = OrientationPipeline(mountMatrix: trace.mountMatrix)
+            for row in trace.samples {
+                _ = pipeline.process(time: row.time, reading: row.reading, rotationRate: row.rotationRate)
+                if pipeline.detector.gyroscopeVerdict != .working {
+                    Issue.record("\(trace.name) at \(row.time): \(pipeline.detector.gyroscopeVerdict)")
+                    break
+                }
+            }
+            for seed in 0..<5 {
+                let timing = PacedReplay.Timing.random(seed: UInt64(seed), fastRate: SamplingPace.Settings().fastRate)
+                var paced = PacedReplay(
+                    pipeline: OrientationPipeline(mountMatrix: trace.mountMatrix), pace: SamplingPace.Settings(),
+                    timing: timing)
+                for row in trace.samples {
+                    _ = paced.offer(time: row.time, reading: row.reading, rotationRate: row.rotationRate)
+                    if paced.pipeline.detector.gyroscopeVerdict != .working {
+                        Issue.record("\(trace.name) paced \(seed) at \(row.time)")
+                        break
+                    }
+                }
+            }
+        }
+    }
+}

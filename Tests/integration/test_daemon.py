@@ -52,7 +52,8 @@ class Protocol(DaemonCase):
         self.assertEqual((hello["type"], hello["protocol"]), ("hello", 1))
         self.assertTrue(hello["server"].startswith("orientd "))
         self.assertEqual(set(hello["state"]), {"device", "interface", "sensor", "locked", "sensorName", "dbus", "hinge", "mode",
-                                                 "rate", "faults", "tilt", "light", "proximity", "heading"})
+                                                 "rate", "faults", "tilt", "gyroscope", "light", "proximity",
+                                                 "heading"})
         self.assertEqual(hello["state"]["faults"], [])
         self.assertIsNone(hello["state"]["tilt"], "no reading has classified the tilt yet")
         self.assertEqual(hello["state"]["device"], "unknown")

@@ -4,11 +4,14 @@ while the device moves (counted with inotify: IN_ACCESS on in_anglvel_x_raw), it
 motion topic, and list-sensors names it."""
 import os
 import struct
+import subprocess
 import tempfile
 import time
 
 from daemon import Client
-from testbed import ReadCounter, TestbedCase, orientd
+from testbed import ORIENTD, ReadCounter, TestbedCase, orientd
+
+ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
 GYRO_SCALE = 0.001  # rad/s per raw unit
 GYRO_RAW = (10, -20, 30)  # 0.01, −0.02, 0.03 rad/s: a bias, the device at rest
@@ -127,3 +130,24 @@ class Gyroscope(TestbedCase):
         row = next(line for line in run.stdout_lines[1:] if line.count(",") == 6).split(",")
         self.assertEqual([float(v) for v in row[4:]], [raw * GYRO_SCALE for raw in GYRO_RAW])
         self.assertEqual(run.stop(), 0)
+
+    def test_a_frozen_gyroscope_falls_back_to_the_accelerometer_visibly(self):
+        """in_anglvel holds one value while the accelerometer turns a quarter: evidence no working
+        gyroscope gives. The daemon says so, shows it in the state, and decides the turn alone."""
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes())
+        gyroscope = self.counter(path, "in_anglvel_x_raw")
+        daemon, client = self.serve()
+        # A motion subscriber keeps the gyroscope read: over a second of one value, then the turn.
+        self.assertTrue(client.request("subscribe", topics=["device", "motion"])["ok"])
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
+        gyroscope.wait_for_reads(30, "the gyroscope read for over a second (25 Hz)")
+        self.bed.set_raw(path, 1000, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope fault: frozen"), what="the fault in the log")
+        state = client.request("get")["state"]
+        self.assertEqual(state["gyroscope"]["status"], "failed")
+        self.assertIn("while the accelerometer turned 90°", state["gyroscope"]["detail"])
+        self.assertEqual(state["sensor"], "active", "the accelerometer still works")
+        shown = subprocess.run([ORIENTCTL, "get", "--socket", self.socket_path], capture_output=True, text=True, timeout=10)
+        self.assertIn("gyroscope: failed (frozen at", shown.stdout)

@@ -96,6 +96,8 @@ public struct GravityFusion: Sendable {
     public private(set) var isReliable = false
     /// Times a reliable estimate was re-anchored (it had drifted from a resting accelerometer).
     public private(set) var reanchorCount = 0
+    /// The last re-anchoring: when, and by how many degrees the estimate was set back.
+    public private(set) var lastReanchor: (time: Double, angle: Double)?
 
     private var lastTime = -Double.infinity
     private var stillSince: Double?
@@ -174,7 +176,11 @@ public struct GravityFusion: Sendable {
         if !isReliable && (slowFor >= settings.anchorTime || time - restartedAt >= settings.convergenceTime)
             || isReliable && disagreeingFor >= settings.reanchorTime
         {
-            if isReliable { reanchorCount += 1 }
+            if isReliable {
+                reanchorCount += 1
+                let cosine = max(-1, min(1, turned.dot(target) / (turned.magnitude * target.magnitude)))
+                lastReanchor = (time, acos(cosine) * 180 / .pi)
+            }
             if slowFor > 0 || isReliable { turned = target }
             isReliable = true
         }

@@ -121,6 +121,10 @@ public struct OrientationDetector: Sendable {
     private var filteredUp = Vector3.zero
     /// The gravity estimate from the gyroscope and the accelerometer, fed while samples carry a rate.
     private var fusion: GravityFusion
+    /// Whether the gyroscope can be believed; while it cannot, the accelerometer alone decides.
+    private var gyroscopeCheck: GyroscopeCheck
+    /// The gyroscope's verdict (``GyroscopeCheck``): `failed` while evidence against it holds.
+    public var gyroscopeVerdict: GyroscopeCheck.Verdict { gyroscopeCheck.verdict }
     /// The last sample carried a rotation rate.
     private var gyroscopeFed = false
     /// ...and the fusion's estimate is reliable (``GravityFusion/isReliable``): `judgedUp` is the
@@ -182,6 +186,9 @@ public struct OrientationDetector: Sendable {
         fusionSettings.correctionTime = configuration.gyroCorrectionTime
         fusionSettings.stillRate = radians(configuration.gyroStillRate)
         fusion = GravityFusion(settings: fusionSettings)
+        var checkSettings = GyroscopeCheck.Settings()
+        checkSettings.gravity = configuration.gravity
+        gyroscopeCheck = GyroscopeCheck(settings: checkSettings)
         restTimes = Array(repeating: 0, count: Self.restCapacity)
         restVectors = Array(repeating: .zero, count: Self.restCapacity)
     }
@@ -226,7 +233,9 @@ public struct OrientationDetector: Sendable {
             if !gyroscopeFed { fusion.restart() }
             gyroscopeFed = true
             let gravity = fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
-            fused = fusion.isReliable
+            _ = gyroscopeCheck.observe(
+                time: sample.time, rate: rate, reading: sample.vector, lastReanchor: fusion.lastReanchor)
+            fused = fusion.isReliable && gyroscopeCheck.verdict == .working
             judgedUp = fused ? -gravity : filteredUp
         } else {
             gyroscopeFed = false

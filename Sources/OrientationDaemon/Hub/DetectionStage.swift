@@ -61,9 +61,13 @@ final class DetectionStage: Sendable {
         var silenceDeadline: Double?
         /// The sample's motion, while motion is streamed (``streamMotion(_:)``).
         var motion: MotionSample?
+        /// The gyroscope's verdict, when this sample changed it.
+        var gyroscope: GyroscopeCheck.Verdict?
 
         /// Whether the hub needs to hear of it.
-        var isNews: Bool { change != nil || tilt != nil || gravity != nil || readRate != nil || motion != nil }
+        var isNews: Bool {
+            change != nil || tilt != nil || gravity != nil || readRate != nil || motion != nil || gyroscope != nil
+        }
     }
 
     /// What the lock guards.
@@ -108,6 +112,7 @@ final class DetectionStage: Sendable {
                     pipeline.orientation.hold(until: sample.time - 1 / fast)
                 }
                 let before = pipeline.orientation.gravityScale.factor
+                let verdict = pipeline.orientation.detector.gyroscopeVerdict
                 let change = pipeline.orientation.process(
                     time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate)
                 let scale = pipeline.orientation.gravityScale
@@ -138,7 +143,9 @@ final class DetectionStage: Sendable {
                     rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation))
                 return Detection(
                     change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
-                    readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion)
+                    readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion,
+                    gyroscope: pipeline.orientation.detector.gyroscopeVerdict != verdict
+                        ? pipeline.orientation.detector.gyroscopeVerdict : nil)
             case .available(let description):
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }

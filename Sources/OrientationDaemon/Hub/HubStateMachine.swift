@@ -77,6 +77,8 @@ struct SensorDecision: Equatable, Sendable {
     var hinge: [HingeEvent] = []
     /// The reading's motion, while the `motion` topic is streamed.
     var motion: MotionSample?
+    /// The gyroscope's verdict, when the reading changed it.
+    var gyroscope: GyroscopeCheck.Verdict?
 }
 
 /// Every decision of the daemon, as a value: its state and sequence numbers, the listeners and the
@@ -392,8 +394,14 @@ struct HubStateMachine {
 
     /// A sensor was found (or replaced by another).
     /// `rate`: the sensor's sampling rate in Hz, when it reports one.
-    mutating func sensorAvailable(name: String, rate: Double? = nil, at time: Double) -> [HubAction] {
+    /// `gyroscope`: its samples carry a gyroscope's rates.
+    mutating func sensorAvailable(
+        name: String, rate: Double? = nil, gyroscope: Bool = false, at time: Double
+    ) -> [HubAction] {
         sensorPresent = true
+        if state.sensorName != name || (state.gyroscope != nil) != gyroscope {
+            state.gyroscope = gyroscope ? GyroscopeState(status: .working) : nil
+        }
         state.sensorName = name
         sensorRate = rate
         updateSensorStatus(at: time)
@@ -406,6 +414,7 @@ struct HubStateMachine {
         sensorPresent = false
         state.faults.removeAll()
         state.sensorName = nil
+        state.gyroscope = nil
         deviceChanged(to: .unknown, at: time)
         updateSensorStatus(at: time)
         return takeOutput()
@@ -444,6 +453,14 @@ struct HubStateMachine {
             updateRate()
         }
         if let motion = detected.motion { streamMotion(motion) }
+        if let verdict = detected.gyroscope, state.gyroscope != nil {
+            // No event: the device orientation goes on from the accelerometer (get shows it).
+            switch verdict {
+            case .working: state.gyroscope = GyroscopeState(status: .working)
+            case .failed(let detail): state.gyroscope = GyroscopeState(status: .failed, detail: detail)
+            }
+            output.append(.statusChanged)
+        }
         if let orientation = detected.orientation { setDevice(orientation, at: time) }
         for event in detected.hinge {
             switch event {

@@ -228,7 +228,8 @@ public final class OrientationHub: Sendable {
             onLoop.sensorGyroscope = description.gyroscope
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             actions = onLoop.machine.sensorAvailable(
-                name: description.identifier, rate: description.samplingFrequency, at: now)
+                name: description.identifier, rate: description.samplingFrequency,
+                gyroscope: description.readsGyroscope, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             actions = onLoop.machine.sensorLost(at: now)
@@ -255,10 +256,23 @@ public final class OrientationHub: Sendable {
             actions = onLoop.machine.sensorLost(at: now)
         }
         if let gravity = detection.gravity { logGravityScale(gravity) }
+        switch detection.gyroscope {
+        case .failed(let detail)?:
+            sensorLogger.warning(
+                "gyroscope fault: \(detail); the orientation comes from the accelerometer alone",
+                metadata: ["sensor.device": "\(state.sensorName ?? "?")"])
+        case .working?:
+            sensorLogger.info(
+                "gyroscope recovered: its rates are fused again",
+                metadata: ["sensor.device": "\(state.sensorName ?? "?")"])
+        case nil:
+            break
+        }
         if let rate = detection.readRate { logReadRate(rate) }
         actions += hingeActions(
             hinge, orientation: detection.change?.to, tilt: detection.tilt,
-            restRate: detection.readRate.map(\.restRate), motion: detection.motion, at: now)
+            restRate: detection.readRate.map(\.restRate), motion: detection.motion, gyroscope: detection.gyroscope,
+            at: now)
         perform(actions)
     }
 
@@ -440,7 +454,8 @@ public final class OrientationHub: Sendable {
     /// takes those of a sensor it stopped into its own list instead of calling itself.
     private func hingeActions(
         _ outcome: HingeStage.Outcome, orientation: DeviceOrientation? = nil, tilt: ScreenTilt? = nil,
-        restRate: Double?? = nil, motion: MotionSample? = nil, at now: Double
+        restRate: Double?? = nil, motion: MotionSample? = nil, gyroscope: GyroscopeCheck.Verdict? = nil,
+        at now: Double
     ) -> [HubAction] {
         var hingeAngle = state.hinge
         for event in outcome.events {
@@ -467,7 +482,8 @@ public final class OrientationHub: Sendable {
         let wasKnown = state.hinge != nil
         let actions = onLoop.machine.detected(
             SensorDecision(
-                orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events, motion: motion),
+                orientation: orientation, tilt: tilt, restRate: restRate, hinge: outcome.events, motion: motion,
+                gyroscope: gyroscope),
             at: now)
         if !wasKnown, state.hinge != nil { armHingeCheck() }
         return actions

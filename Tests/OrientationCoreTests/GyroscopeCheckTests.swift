@@ -1,0 +1,92 @@
+import Testing
+@testable import OrientationCore
+
+@Suite("Gyroscope check")
+struct GyroscopeCheckTests {
+    static let upright = Vector3(0, -9.81, 0)
+    static let onItsSide = Vector3(-9.81, 0, 0)
+
+    @Test("a reading frozen while the accelerometer turns is a fault; frozen at rest is not; a new reading ends it")
+    func frozen() {
+        var check = GyroscopeCheck()
+        let stuck = Vector3(0.01, -0.02, 0.03)
+        // Two seconds at rest on the same reading (a bias, quantised): nothing.
+        for step in 0...100 {
+            #expect(
+                check.observe(time: Double(step) * 0.02, rate: stuck, reading: Self.upright, lastReanchor: nil) == nil)
+        }
+        // Turned onto its side while the gyroscope still says the same.
+        var verdicts: [GyroscopeCheck.Verdict] = []
+        for step in 101...130 {
+            if let verdict = check.observe(
+                time: Double(step) * 0.02, rate: stuck, reading: Self.onItsSide, lastReanchor: nil)
+            {
+                verdicts.append(verdict)
+            }
+        }
+        #expect(verdicts.count == 1)
+        guard case .failed(let detail) = verdicts.first else {
+            Issue.record("no fault: \(verdicts)")
+            return
+        }
+        #expect(detail.contains("frozen") && detail.contains("90°"))
+        #expect(
+            check.observe(time: 2.7, rate: Vector3(0.011, -0.02, 0.03), reading: Self.onItsSide, lastReanchor: nil)
+                == .working)
+    }
+
+    @Test("a turn the gyroscope reports is no evidence, whatever the accelerometer says meanwhile")
+    func turning() {
+        var check = GyroscopeCheck()
+        for step in 0...100 {
+            let rate = Vector3(0, 0, 1 + Double(step % 7) * 0.01)
+            let reading = step < 50 ? Self.upright : Self.onItsSide
+            #expect(check.observe(time: Double(step) * 0.02, rate: rate, reading: reading, lastReanchor: nil) == nil)
+        }
+    }
+
+    @Test("three large disagreements with the accelerometer within a minute are a fault, over a minute later")
+    func atOdds() {
+        var check = GyroscopeCheck()
+        var time = 0.0
+        func sample(reanchor: (Double, Double)?) -> GyroscopeCheck.Verdict? {
+            time += 0.1
+            return check.observe(
+                time: time, rate: Vector3(0, 0, time), reading: Self.upright, lastReanchor: reanchor)
+        }
+        #expect(sample(reanchor: (0.1, 25)) == nil)
+        #expect(sample(reanchor: (0.1, 25)) == nil, "the same re-anchoring seen again counts once")
+        #expect(sample(reanchor: (0.3, 8)) == nil, "small: a push, a learned bias")
+        #expect(sample(reanchor: (0.4, 30)) == nil)
+        guard case .failed(let detail)? = sample(reanchor: (0.5, 22)) else {
+            Issue.record("no fault after three")
+            return
+        }
+        #expect(detail.contains("disagreed"))
+        var recovered: GyroscopeCheck.Verdict?
+        while recovered == nil, time < 70 { recovered = sample(reanchor: (0.5, 22)) }
+        #expect(recovered == .working)
+        #expect(time > 60)
+    }
+
+    @Test("a frozen gyroscope leaves detection to the accelerometer: the turn is decided as without one")
+    func detectorFallsBack() {
+        var fused = OrientationDetector()
+        var alone = OrientationDetector()
+        var withRates: [OrientationChange] = []
+        var without: [OrientationChange] = []
+        for step in 0..<200 {
+            let time = Double(step) * 0.02
+            let reading = step < 100 ? Self.upright : Self.onItsSide
+            if let change = fused.process(
+                AccelerationSample(time: time, vector: reading, rotationRate: Vector3(0.2, 0.2, 0.2)))
+            {
+                withRates.append(change)
+            }
+            if let change = alone.process(AccelerationSample(time: time, vector: reading)) { without.append(change) }
+        }
+        #expect(withRates == without)
+        #expect(withRates.last?.to == .landscapeLeft)
+        #expect(fused.gyroscopeVerdict != .working)
+    }
+}
