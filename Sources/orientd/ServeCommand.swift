@@ -205,8 +205,13 @@ struct ServeCommand: AsyncParsableCommand {
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
         let kindSources: [any KindSensorSource] =
             sensorConfiguration.specification.isLocal ? SensorKind.allCases.map { UdevKindSource(kind: $0) } : []
+        // A gyroscope in a device of its own, read at the accelerometer's rate while the device moves.
+        let gyroscope: (any GyroscopeSource)? =
+            sensorConfiguration.specification.isLocal
+            ? UdevGyroscopeSource(interval: 1 / sensorConfiguration.rate) : nil
         let service = OrientationDaemonService(
             configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
+            gyroscope: gyroscope,
             tabletModeSwitch: TabletModeSwitchAccess(
                 probe: { path in
                     (

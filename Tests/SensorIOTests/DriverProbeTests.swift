@@ -227,6 +227,31 @@ struct DriverProbeTests {
         #expect(driver("input-lid-switch").probe(tabletNode, context: noTriggers) == nil)
     }
 
+    @Test("a gyroscope of its own: scale, offset and its matrix; an IMU's gyroscope is its accelerometer's")
+    func gyroscope() throws {
+        let hub = DictionaryDevice(
+            "iio:device5",
+            attributes: [
+                "name": "gyro_3d", "in_anglvel_x_raw": "10", "in_anglvel_y_raw": "-20", "in_anglvel_z_raw": "30",
+                "in_anglvel_scale": "0.001", "in_anglvel_z_offset": "2",
+                "in_anglvel_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
+            ], properties: ["GYRO_MOUNT_MATRIX": "0, 1, 0; -1, 0, 0; 0, 0, 1"])
+        guard case .gyroscope(let found)? = driver("iio-poll-gyro").probe(hub, context: noTriggers) else {
+            Issue.record("not recognised")
+            return
+        }
+        #expect(found.name == "gyro_3d" && found.mountMatrixOrigin == "udev GYRO_MOUNT_MATRIX")
+        #expect(found.mountMatrix == (try MountMatrix(parsing: "0, 1, 0; -1, 0, 0; 0, 0, 1")))
+        #expect(found.rate(raw: [10, -20, 30]) == Vector3(0.01, -0.02, 0.032))
+        #expect(found.paths.last == "/sys/devices/test/iio:device5/in_anglvel_z_raw")
+        let imu = DictionaryDevice(
+            "iio:device0",
+            attributes: [
+                "in_accel_x_raw": "0", "in_anglvel_x_raw": "1", "in_anglvel_y_raw": "2", "in_anglvel_z_raw": "3",
+            ])
+        #expect(driver("iio-poll-gyro").probe(imu, context: noTriggers) == nil)
+    }
+
     /// One device each driver of the table must recognise; a driver added to the table without
     /// one here fails ``everyDriverProbed()``.
     static func recognised() -> [String: DictionaryDevice] {
@@ -249,6 +274,11 @@ struct DriverProbeTests {
                 "iio:device3", attributes: ["scan_elements/in_rot_from_north_magnetic_tilt_comp_en": "0"]),
             "iio-poll-hinge": DictionaryDevice("iio:device4", attributes: ["in_angl_raw": "90"]),
             "input-lid-switch": switches("1"),
+            "iio-poll-gyro": DictionaryDevice(
+                "iio:device5",
+                attributes: [
+                    "name": "gyro_3d", "in_anglvel_x_raw": "1", "in_anglvel_y_raw": "2", "in_anglvel_z_raw": "3",
+                ]),
         ]
     }
 

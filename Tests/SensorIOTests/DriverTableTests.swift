@@ -13,6 +13,7 @@ struct DriverTableTests {
             SensorDrivers.table.map(\.name) == [
                 "iio-accel", "input-accel", "iio-buffer-als", "iio-poll-als", "hwmon-als", "iio-poll-proximity",
                 "input-proximity", "iio-buffer-compass", "iio-poll-hinge", "input-lid-switch",
+                "iio-poll-gyro",
             ])
         #expect(
             SensorDrivers.drivers(for: .kind(.light)).map(\.name) == ["iio-buffer-als", "iio-poll-als", "hwmon-als"])

@@ -151,3 +151,55 @@ class Gyroscope(TestbedCase):
         self.assertEqual(state["sensor"], "active", "the accelerometer still works")
         shown = subprocess.run([ORIENTCTL, "get", "--socket", self.socket_path], capture_output=True, text=True, timeout=10)
         self.assertIn("gyroscope: failed (frozen at", shown.stdout)
+
+
+class GyroscopeOfItsOwn(TestbedCase):
+    """An HID sensor hub's gyro_3d beside its accel_3d: two IIO devices."""
+
+    def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None):
+        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n"]
+        for axis, value in zip("xyz", raw):
+            attributes += [f"in_anglvel_{axis}_raw", f"{value}\n"]
+        if matrix:
+            attributes += ["in_anglvel_mount_matrix", f"{matrix}\n"]
+        return self.bed.bed.add_device("iio", f"iio:device{number}", None, attributes,
+                                       ["DEVNAME", f"/dev/iio:device{number}"])
+
+    def serve(self):
+        directory = tempfile.mkdtemp(prefix="orientd-gyro-")
+        self.socket_path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
+                            "--log-level", "debug")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(self.socket_path)
+        self.addCleanup(client.close)
+        return daemon, client
+
+    def test_its_rates_join_the_accelerometers_samples_in_its_own_frame(self):
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        self.add_gyroscope(matrix="0, -1, 0; 1, 0, 0; 0, 0, 1")
+        daemon, client = self.serve()
+        self.assertEqual(client.request("subscribe", topics=["motion"], rate=25)["rate"], 25)
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope: iio:device1 (gyro_3d)"), what="the gyroscope found")
+        event = client.next_event(lambda e: e["topic"] == "motion" and e["rotationRate"] is not None)
+        # Its matrix turns (0.01, −0.02, 0.03) into (0.02, 0.01, 0.03), less the little bias learned.
+        for measured, expected in zip(event["rotationRate"], (0.02, 0.01, 0.03)):
+            self.assertAlmostEqual(measured, expected, delta=abs(expected) * 0.1)
+        self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
+
+    def test_it_is_read_only_while_the_device_moves_and_its_removal_is_said(self):
+        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        gyroscope_path = self.add_gyroscope()
+        reads = ReadCounter(os.path.join(self.bed.root, gyroscope_path.lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(reads.close)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
+        self.assertEqual(reads.count(1.5), 0, "at rest the gyroscope is not read")
+        self.bed.set_raw(accelerometer, 1000, 0, 0)
+        reads.wait_for_reads(3, "motion switches the gyroscope on")
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        self.bed.remove(gyroscope_path)
+        daemon.wait_for(lambda d: d.stderr_contains("no gyroscope of its own: iio:device1 (gyro_3d) was removed"),
+                        what="the removal")

@@ -19,7 +19,7 @@ from sensorproxy import PrivateSystemBus
 from testbed import TestbedCase
 
 # The daemon's one list on this device, in start order (docs/architecture.md).
-PARTS = ["hub", "silence-alarm", "display-sensor", "base-sensor", "hinge-angle-sensor", "light-sensor",
+PARTS = ["hub", "silence-alarm", "display-sensor", "base-sensor", "hinge-angle-sensor", "gyroscope", "light-sensor",
          "proximity-sensor", "compass-sensor", "lid-switch", "tablet-mode-switch", "socket", "dbus", "readiness"]
 
 

@@ -21,13 +21,16 @@ public struct OrientationPipeline: Sendable {
     public var orientation: DeviceOrientation { detector.orientation }
 
     /// Feeds a reading in the sensor's frame (m/s², gravity-pointing), with the gyroscope's (rad/s,
-    /// same axes) when there is one; returns the change it caused.
-    public mutating func process(time: Double, reading: Vector3, rotationRate: Vector3? = nil) -> OrientationChange? {
+    /// same axes) when there is one, or a gyroscope of its own's already in the display frame
+    /// (`displayRotationRate`); returns the change it caused.
+    public mutating func process(
+        time: Double, reading: Vector3, rotationRate: Vector3? = nil, displayRotationRate: Vector3? = nil
+    ) -> OrientationChange? {
         let scaled = gravityScale.process(time: time, reading: reading).reading
         return detector.process(
             AccelerationSample(
                 time: time, vector: mountMatrix.apply(scaled),
-                rotationRate: rotationRate.map(mountMatrix.applyToRotation)))
+                rotationRate: rotationRate.map(mountMatrix.applyToRotation) ?? displayRotationRate))
     }
 
     /// A sensor-frame reading as the detector sees it: rescaled by the gravity scale learned so far,

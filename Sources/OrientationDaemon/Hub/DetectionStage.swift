@@ -17,6 +17,14 @@ final class DetectionStage: Sendable {
     /// read interval, set from here on the sensor's thread.
     private let paceSettings: SamplingPace.Settings?
     private let readPace: ReadPace?
+    /// Switches a gyroscope of its own on and off (``GyroscopeSource``): on while the display is
+    /// read at its sampling rate, off at rest (docs/sensors.md, "Gyroscope").
+    private let gyroscopeSwitch: (@Sendable (Bool) -> Void)?
+    /// A gyroscope of its own's matrix and last rate in the display frame; the accelerometer's
+    /// samples take it while it is fresh (two of its reads at the sampling rate).
+    private let gyroscope = NIOLockedValueBox<(matrix: MountMatrix, latest: (time: Double, rate: Vector3)?)>(
+        (.identity, nil))
+    private let gyroscopeFreshness: Double
 
     /// How the display sensor is read: decided here only, from the pace, the motion interrupt and
     /// any hold. The source's read pace gets its ``interval``; the state tells clients its
@@ -81,13 +89,22 @@ final class DetectionStage: Sendable {
         var heldFast = false
         /// While motion is streamed (``streamMotion(_:)``): every reading's motion, and every reading.
         var motion: MotionEstimator?
+        /// Sampling was started and not stopped (``samplingStarts()``, ``samplingStops()``).
+        var sampling = false
+        /// What ``gyroscopeSwitch`` was last told.
+        var gyroscopeOn = false
 
         var needsEveryReading: Bool { heldFast || motion != nil }
     }
 
-    init(configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil) {
+    init(
+        configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil,
+        gyroscopeSwitch: (@Sendable (Bool) -> Void)? = nil
+    ) {
         paceSettings = readPace == nil ? nil : pace
         self.readPace = readPace
+        self.gyroscopeSwitch = gyroscopeSwitch
+        gyroscopeFreshness = 2 / (pace?.fastRate ?? SamplingPace.Settings().fastRate)
         pipeline = NIOLockedValueBox(
             Pipeline(
                 orientation: OrientationPipeline(configuration: configuration),
@@ -113,8 +130,10 @@ final class DetectionStage: Sendable {
                 }
                 let before = pipeline.orientation.gravityScale.factor
                 let verdict = pipeline.orientation.detector.gyroscopeVerdict
+                let ownRate = sample.rotationRate == nil ? freshGyroscopeRate(at: sample.time) : nil
                 let change = pipeline.orientation.process(
-                    time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate)
+                    time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate,
+                    displayRotationRate: ownRate)
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.displayReading(sample.reading)
                 let tilt = pipeline.tilt.process(display)
@@ -137,10 +156,11 @@ final class DetectionStage: Sendable {
                         : pipeline.onMotionEvents
                             ? .motionEvents : .rest(hertz: settings.rate(pace), held: pace == .held)
                     readPace?.set(readRate?.interval)
+                    switchGyroscope(&pipeline)
                 }
                 let motion = pipeline.motion?.process(
                     time: sample.time, reading: display,
-                    rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation))
+                    rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation) ?? ownRate)
                 return Detection(
                     change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
                     readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion,
@@ -156,7 +176,9 @@ final class DetectionStage: Sendable {
                         mountMatrix: pipeline.orientation.mountMatrix,
                         configuration: pipeline.orientation.detector.configuration),
                     pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast,
-                    motion: pipeline.motion.map { _ in MotionEstimator() })
+                    motion: pipeline.motion.map { _ in MotionEstimator() }, sampling: pipeline.sampling,
+                    gyroscopeOn: pipeline.gyroscopeOn)
+                switchGyroscope(&pipeline)
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
@@ -186,8 +208,47 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue {
             $0.pace = paceSettings.map(SamplingPace.init)
             $0.onMotionEvents = false
+            $0.sampling = true
+            switchGyroscope(&$0)
         }
         readPace?.set(nil)
+    }
+
+    /// Sampling stopped (no claim left): a gyroscope of its own is switched off too.
+    func samplingStops() {
+        pipeline.withLockedValue {
+            $0.sampling = false
+            switchGyroscope(&$0)
+        }
+    }
+
+    /// A gyroscope of its own is on exactly while the display is sampled at its sampling rate: the
+    /// pace is fast, or something needs every reading (motion, a convertible's hinge).
+    private func switchGyroscope(_ pipeline: inout Pipeline) {
+        guard let gyroscopeSwitch else { return }
+        let fast = pipeline.needsEveryReading || pipeline.pace.map { !$0.pace.isRest } ?? true
+        let on = pipeline.sampling && fast
+        guard on != pipeline.gyroscopeOn else { return }
+        pipeline.gyroscopeOn = on
+        gyroscopeSwitch(on)
+    }
+
+    /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.
+    func observe(_ event: GyroscopeEvent) {
+        gyroscope.withLockedValue { gyroscope in
+            switch event {
+            case .available(_, let matrix): gyroscope = (matrix, nil)
+            case .rate(let time, let rate): gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
+            case .unavailable, .lost: gyroscope.latest = nil
+            }
+        }
+    }
+
+    /// The gyroscope of its own's last rate (display frame) when it is fresh at `time`.
+    private func freshGyroscopeRate(at time: Double) -> Vector3? {
+        guard let latest = gyroscope.withLockedValue({ $0.latest }), abs(time - latest.time) <= gyroscopeFreshness
+        else { return nil }
+        return latest.rate
     }
 
     /// While `hold` is true the sensor is read at the sampling rate whether the device rests or not:
@@ -215,6 +276,7 @@ final class DetectionStage: Sendable {
         let (wasSlow, needs) = pipeline.withLockedValue { pipeline -> (Bool, Bool) in
             let needed = pipeline.needsEveryReading
             change(&pipeline)
+            defer { switchGyroscope(&pipeline) }
             guard pipeline.needsEveryReading, !needed, let pace = pipeline.pace else {
                 return (false, pipeline.needsEveryReading)
             }

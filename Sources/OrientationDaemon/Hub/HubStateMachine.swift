@@ -141,6 +141,9 @@ struct HubStateMachine {
     private var stopScheduled = false
     /// The `motion` topic has a subscriber: the detection stage computes motion.
     private var streamingMotion = false
+    /// The accelerometer's samples carry an IMU's rates; a gyroscope of its own is present.
+    private var sensorReadsGyroscope = false
+    private var hasOwnGyroscope = false
     /// Set by ``beginShutdown()``: no listener is accepted, no sensor samples and nothing more is
     /// published; the front ends then say goodbye and close.
     private(set) var isShuttingDown = false
@@ -399,13 +402,22 @@ struct HubStateMachine {
         name: String, rate: Double? = nil, gyroscope: Bool = false, at time: Double
     ) -> [HubAction] {
         sensorPresent = true
-        if state.sensorName != name || (state.gyroscope != nil) != gyroscope {
-            state.gyroscope = gyroscope ? GyroscopeState(status: .working) : nil
+        sensorReadsGyroscope = gyroscope
+        if state.sensorName != name || (state.gyroscope != nil) != (gyroscope || hasOwnGyroscope) {
+            state.gyroscope = gyroscope || hasOwnGyroscope ? GyroscopeState(status: .working) : nil
         }
         state.sensorName = name
         sensorRate = rate
         updateSensorStatus(at: time)
         return takeOutput()
+    }
+
+    /// A gyroscope of its own was found (true) or lost: the state says whether one is read.
+    mutating func gyroscopeAvailable(_ available: Bool, at time: Double) -> [HubAction] {
+        hasOwnGyroscope = available
+        if available, state.gyroscope == nil { state.gyroscope = GyroscopeState(status: .working) }
+        if !available, !sensorReadsGyroscope { state.gyroscope = nil }
+        return [.statusChanged]
     }
 
     /// The sensor is gone (removed, unreachable, or its input ended): detection starts afresh with
@@ -414,7 +426,8 @@ struct HubStateMachine {
         sensorPresent = false
         state.faults.removeAll()
         state.sensorName = nil
-        state.gyroscope = nil
+        sensorReadsGyroscope = false
+        if !hasOwnGyroscope { state.gyroscope = nil }
         deviceChanged(to: .unknown, at: time)
         updateSensorStatus(at: time)
         return takeOutput()

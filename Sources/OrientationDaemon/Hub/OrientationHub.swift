@@ -112,7 +112,7 @@ public final class OrientationHub: Sendable {
     public init(
         eventLoop: any EventLoop, configuration: DaemonConfiguration, source: any AccelerometerSource,
         baseSource: (any AccelerometerSource)? = nil, hingeAngleSensor: (any HingeAngleSource)? = nil,
-        kindSources: [any KindSensorSource] = [], serverName: String
+        gyroscope: (any GyroscopeSource)? = nil, kindSources: [any KindSensorSource] = [], serverName: String
     ) {
         self.eventLoop = eventLoop
         self.kindSources = Dictionary(kindSources.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
@@ -121,7 +121,8 @@ public final class OrientationHub: Sendable {
         self.hingeAngleSensor = hingeAngleSensor
         self.serverName = serverName
         detection = DetectionStage(
-            configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace)
+            configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace,
+            gyroscopeSwitch: Self.gyroscopeSwitch(gyroscope))
         let convertible = baseSource != nil || hingeAngleSensor != nil
         hinge = convertible ? HingeStage(configuration: configuration.hinge) : nil
         let machine = HubStateMachine(configuration: configuration, hasBaseSensor: convertible)
@@ -136,6 +137,14 @@ public final class OrientationHub: Sendable {
         ringing.withLockedValue { $0.hub = self }
         if let error = launchError {
             logger.error("system session cannot start", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// How the detection stage switches a gyroscope of its own on and off.
+    private static func gyroscopeSwitch(_ gyroscope: (any GyroscopeSource)?) -> (@Sendable (Bool) -> Void)? {
+        guard let gyroscope else { return nil }
+        return { on in
+            if on { gyroscope.startSampling() } else { gyroscope.stopSampling() }
         }
     }
 
@@ -410,6 +419,24 @@ public final class OrientationHub: Sendable {
         return .some(rate.restRate)
     }
 
+    /// A gyroscope of its own was found, lost or failed to read (its rates go to the detection stage
+    /// on its own thread, not here).
+    func handleGyroscope(_ event: GyroscopeEvent) {
+        let now = MonotonicClock.now()
+        switch event {
+        case .available(let name, _):
+            sensorLogger.info("gyroscope: \(name), read with the accelerometer while the device moves")
+            perform(onLoop.machine.gyroscopeAvailable(true, at: now))
+        case .unavailable(let reason):
+            sensorLogger.info("no gyroscope of its own: \(reason)")
+            perform(onLoop.machine.gyroscopeAvailable(false, at: now))
+        case .lost(let reason):
+            sensorLogger.warning("gyroscope cannot be read: \(reason); the accelerometer decides alone meanwhile")
+        case .rate:
+            break
+        }
+    }
+
     /// The lid switch was found, lost, or moved: near closed and folded back it settles the mode.
     func handleLidSwitch(_ event: LidSwitchEvent) {
         switch event {
@@ -617,6 +644,7 @@ public final class OrientationHub: Sendable {
                 state.stopTask = nil
             case .stopSampling(.display):
                 source.stopSampling()
+                detection.samplingStops()
                 silenceAlarm.cancel()
                 state.hingeCheckTask?.cancel()
                 state.hingeCheckTask = nil

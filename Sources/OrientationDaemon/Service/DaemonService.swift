@@ -22,6 +22,7 @@ public final class OrientationDaemonService: Sendable {
         let display: any AccelerometerSource
         let base: (any AccelerometerSource)?
         let hingeAngle: (any HingeAngleSource)?
+        let gyroscope: (any GyroscopeSource)?
         let kinds: [any KindSensorSource]
         let lidSwitch: (any LidSwitchSource)?
         let tabletModeSwitch: TabletModeSwitchAccess?
@@ -41,13 +42,15 @@ public final class OrientationDaemonService: Sendable {
     ///     of binding `configuration.socketPath`.
     ///   - baseSource: a convertible's keyboard-base sensor, when one is to be read.
     ///   - hingeAngleSensor: the device's own hinge-angle sensor, when it has one.
+    ///   - gyroscope: a gyroscope in a device of its own, read while the device moves.
     ///   - tabletModeSwitch: uinput, for libinput's tablet-mode switch on a convertible.
     ///   - lidSwitch: the lid switch, which settles closed versus folded back on a convertible.
     ///   - kindSources: light, proximity and compass sources, each sampled while claimed.
     public init(
         configuration: DaemonConfiguration, source: any AccelerometerSource,
         baseSource: (any AccelerometerSource)? = nil,
-        hingeAngleSensor: (any HingeAngleSource)? = nil, tabletModeSwitch: TabletModeSwitchAccess? = nil,
+        hingeAngleSensor: (any HingeAngleSource)? = nil, gyroscope: (any GyroscopeSource)? = nil,
+        tabletModeSwitch: TabletModeSwitchAccess? = nil,
         lidSwitch: (any LidSwitchSource)? = nil,
         kindSources: [any KindSensorSource] = [], serverName: String, notifier: SystemdNotifier, activatedSocket: Int32?
     ) {
@@ -58,13 +61,14 @@ public final class OrientationDaemonService: Sendable {
         // so the parts stop what runs on it, not the loop.
         hub = OrientationHub(
             eventLoop: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, source: source,
-            baseSource: baseSource, hingeAngleSensor: hingeAngleSensor, kindSources: kindSources,
+            baseSource: baseSource, hingeAngleSensor: hingeAngleSensor, gyroscope: gyroscope, kindSources: kindSources,
             serverName: serverName)
         bus = SensorProxyService(hub: hub)
         parts = Self.parts(
             hub: hub, bus: bus,
             sources: Sources(
-                display: source, base: baseSource, hingeAngle: hingeAngleSensor, kinds: kindSources,
+                display: source, base: baseSource, hingeAngle: hingeAngleSensor, gyroscope: gyroscope,
+                kinds: kindSources,
                 lidSwitch: lidSwitch, tabletModeSwitch: tabletModeSwitch),
             configuration: configuration, notifier: notifier, activatedSocket: activatedSocket, ready: ready,
             logger: logger)
@@ -112,6 +116,13 @@ public final class OrientationDaemonService: Sendable {
         if let hingeAngle = sources.hingeAngle {
             parts.append(
                 .sensor("hinge-angle-sensor", start: hingeAngle.start, stop: hingeAngle.shutdown))
+        }
+        if let gyroscope = sources.gyroscope {
+            // A gyroscope whose udev watch fails is logged and left out: the accelerometer decides.
+            let start: @Sendable () -> Void = {
+                do throws(SensorStartError) { try gyroscope.start() } catch { logger.error("\(error)") }
+            }
+            parts.append(.sensor("gyroscope", start: start, stop: gyroscope.shutdown))
         }
         for kind in sources.kinds {
             // A kind whose udev watch fails is logged and left out, as one never found.
@@ -179,6 +190,14 @@ public final class OrientationDaemonService: Sendable {
         }
         if let lid = sources.lidSwitch, sources.base != nil || sources.hingeAngle != nil {
             lid.deliver { event in loop.execute { hub.handleLidSwitch(event) } }
+        }
+        if let gyroscope = sources.gyroscope {
+            // Rates go to the detection stage where they come; only the rest wakes the loop.
+            gyroscope.deliver { event in
+                detection.observe(event)
+                if case .rate = event { return }
+                loop.execute { hub.handleGyroscope(event) }
+            }
         }
         if let hingeAngleSensor = sources.hingeAngle, let hinge {
             hingeAngleSensor.deliver { reading in

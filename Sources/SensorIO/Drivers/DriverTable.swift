@@ -9,6 +9,8 @@ enum DriverTarget: Hashable, Sendable, CustomStringConvertible {
     case hingeAngle
     /// The lid switch (evdev SW_LID) of a convertible.
     case lidSwitch
+    /// A gyroscope in a device of its own (an IMU's is the accelerometer's).
+    case gyroscope
 
     var description: String {
         switch self {
@@ -16,6 +18,7 @@ enum DriverTarget: Hashable, Sendable, CustomStringConvertible {
         case .kind(let kind): kind.description
         case .hingeAngle: "hinge-angle sensor"
         case .lidSwitch: "lid switch"
+        case .gyroscope: "gyroscope"
         }
     }
 }
@@ -26,6 +29,7 @@ enum DriverMatch: Sendable {
     case kind(KindCandidate)
     case hingeAngle(HingeAngleChannel)
     case lidSwitch(LidSwitchDevice)
+    case gyroscope(GyroscopeDevice)
 }
 
 /// What every probe of one walk shares, read once: the IIO triggers' names.
@@ -84,6 +88,7 @@ enum SensorDrivers {
         HIDCompassDriver(),
         HingeAngleDriver(),
         LidSwitchDriver(),
+        IIOGyroscopeDriver(),
     ]
 
     /// The drivers of `target`, in table order.
@@ -124,6 +129,7 @@ enum SensorDrivers {
             case .kind(let kind): kind.rawValue
             case .hingeAngle: "hinge"
             case .lidSwitch: "lid"
+            case .gyroscope: "gyroscope"
             }
         }
         let tagging = table.filter { !$0.udevConditions.isEmpty }

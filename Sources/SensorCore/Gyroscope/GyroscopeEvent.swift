@@ -1,0 +1,21 @@
+import OrientationCore
+
+/// What a source of a gyroscope in a device of its own reports (an HID sensor hub's `gyro_3d`, a
+/// gyroscope's own IIO device); an IMU's gyroscope comes with its accelerometer's samples instead
+/// (``SensorSample/rotationRate``).
+public enum GyroscopeEvent: Sendable, Hashable {
+    /// A gyroscope was found (at start or plugged in): what is read, for the log
+    /// (`iio:device2 (gyro_3d)`), and its mount matrix (sensor axes → display axes).
+    case available(name: String, mountMatrix: MountMatrix)
+    /// None: none found, or removed. The accelerometer decides alone.
+    case unavailable(reason: String)
+    /// A reading: monotonic seconds and rad/s about the sensor's axes (right-hand rule).
+    case rate(time: Double, rate: Vector3)
+    /// It cannot be read (said once per episode; the next rate ends it): the accelerometer decides
+    /// alone meanwhile.
+    case lost(reason: String)
+}
+
+/// A source of a gyroscope in a device of its own (the one shape of every source, ``SensorSource``):
+/// sampled only while the daemon asks, which is while the device moves.
+public protocol GyroscopeSource: SensorSource where Event == GyroscopeEvent {}

@@ -1,0 +1,65 @@
+import OrientationCore
+import SensorCore
+
+/// A gyroscope in a device of its own: an IIO device with `in_anglvel_{x,y,z}_raw` and no
+/// accelerometer channels (an IMU's gyroscope is read with its accelerometer instead): an HID sensor
+/// hub's `gyro_3d` on convertibles and Windows tablets, a gyroscope chip of its own. Read with the
+/// display's accelerometer while the device moves (``UdevGyroscopeSource``).
+struct IIOGyroscopeDriver: SensorDriver {
+    let name = "iio-poll-gyro"
+    let target = DriverTarget.gyroscope
+    let subsystems = ["iio"]
+    /// A gyroscope comes with the accelerometer that starts the service.
+    let udevConditions: [String] = []
+
+    func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
+        let axes = ["x", "y", "z"]
+        guard device.sysname.hasPrefix("iio:device"),
+            axes.allSatisfy({ device.hasAttribute("in_anglvel_\($0)_raw") }),
+            !device.hasAttribute("in_accel_x_raw"), !device.hasAttribute("scan_elements/in_accel_x_en")
+        else { return nil }
+        func number(_ axis: String, _ suffix: String) -> Double? {
+            (device.attribute("in_anglvel_\(axis)_\(suffix)") ?? device.attribute("in_anglvel_\(suffix)"))
+                .flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+        }
+        // Its own matrix: udev's (hwdb's GYRO_MOUNT_MATRIX, as systemd names it), else sysfs's.
+        var matrix = MountMatrix.identity
+        var origin = "identity"
+        for (text, source) in [
+            (device.property("GYRO_MOUNT_MATRIX"), "udev GYRO_MOUNT_MATRIX"),
+            (device.attribute("in_anglvel_mount_matrix"), "sysfs in_anglvel_mount_matrix"),
+            (device.attribute("mount_matrix"), "sysfs mount_matrix"),
+        ] {
+            if let text, let parsed = try? MountMatrix(parsing: text) {
+                matrix = parsed
+                origin = source
+                break
+            }
+        }
+        return .gyroscope(
+            GyroscopeDevice(
+                deviceID: device.sysname, name: device.attribute("name") ?? device.sysname, syspath: device.syspath,
+                paths: axes.map { device.syspath + "/in_anglvel_\($0)_raw" },
+                scale: axes.map { number($0, "scale") ?? 1 }, offset: axes.map { number($0, "offset") ?? 0 },
+                mountMatrix: matrix, mountMatrixOrigin: origin))
+    }
+}
+
+/// A gyroscope's device as the driver found it.
+public struct GyroscopeDevice: Sendable, Hashable {
+    public var deviceID: String
+    public var name: String
+    public var syspath: String
+    /// The three `raw` attributes, x, y, z.
+    public var paths: [String]
+    /// rad/s per unit, and units added before scaling, per axis.
+    public var scale: [Double]
+    public var offset: [Double]
+    public var mountMatrix: MountMatrix
+    public var mountMatrixOrigin: String
+
+    /// rad/s about the sensor's axes from the three raw values.
+    func rate(raw: [Double]) -> Vector3 {
+        Vector3((raw[0] + offset[0]) * scale[0], (raw[1] + offset[1]) * scale[1], (raw[2] + offset[2]) * scale[2])
+    }
+}
