@@ -58,6 +58,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
         let configuration = try sensorOptions.configuration()
         var found: [(AccelerometerCandidate?, SensorDescription)] = []
         var kinds: [(description: KindSensorDescription, readable: Bool)] = []
+        var gyroscopes: [GyroscopeDevice] = []
         var selection: AccelerometerSelection.Result
         switch configuration.specification {
         case .auto, .iioName, .iioDevice, .inputDevice:
@@ -69,6 +70,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
                     ($0, AccelerometerDiscovery.describe($0, udev: udev, configuration: configuration))
                 }
                 kinds = KindDiscovery.listing(udev: udev)
+                gyroscopes = GyroscopeDiscovery.listing(udev: udev)
             } catch {
                 printError("orientd list-sensors: \(error)")
                 throw ExitCode(69)
@@ -105,13 +107,16 @@ struct ListSensorsCommand: AsyncParsableCommand {
             print(
                 try jsonText(
                     found: found, chosen: chosenID, selection: selection, specification: configuration.specification,
-                    kinds: kinds,
+                    kinds: kinds, gyroscopes: gyroscopes,
                     daemon: daemon, socket: socketPath))
         } else {
             printText(
                 found: found, chosen: chosenID, selection: selection, specification: configuration.specification,
                 daemon: daemon)
-            if configuration.specification.isLocal { printText(kinds: kinds) }
+            if configuration.specification.isLocal {
+                printText(kinds: kinds)
+                printText(gyroscopes: gyroscopes)
+            }
             printText(daemon: daemon, socket: socketPath)
         }
     }
@@ -168,6 +173,19 @@ struct ListSensorsCommand: AsyncParsableCommand {
             served.insert(description.kind + "/" + description.identifier)
         }
         return served
+    }
+
+    /// Gyroscopes in devices of their own (an IMU's shows under its accelerometer).
+    private func printText(gyroscopes: [GyroscopeDevice]) {
+        print("")
+        if gyroscopes.isEmpty { print("No gyroscope in a device of its own.") }
+        for (index, gyroscope) in gyroscopes.enumerated() {
+            let mark = index == 0 ? "  ← read with the accelerometer while the device moves" : "  (another ranks first)"
+            print("\(gyroscope.deviceID)  \(gyroscope.name): gyroscope\(mark)")
+            print("  sysfs         \(gyroscope.syspath)")
+            print("  mount matrix  \(gyroscope.mountMatrix.text) (\(gyroscope.mountMatrixOrigin))")
+            print("  scale         \(gyroscope.scale.map { "\($0)" }.joined(separator: ", ")) rad/s per unit")
+        }
     }
 
     private func printText(kinds: [(description: KindSensorDescription, readable: Bool)]) {
@@ -298,6 +316,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
         found: [(AccelerometerCandidate?, SensorDescription)], chosen: String?,
         selection: AccelerometerSelection.Result,
         specification: SensorSpecification, kinds: [(description: KindSensorDescription, readable: Bool)],
+        gyroscopes: [GyroscopeDevice],
         daemon: Result<DaemonState, DaemonUnreachable>, socket: String
     ) throws -> String {
         /// What the running daemon says of its accelerometer; `running` false with the reason otherwise.
@@ -343,9 +362,13 @@ struct ListSensorsCommand: AsyncParsableCommand {
             let reason: String
             let skipped: [String]
             let kinds: [KindEntry]
+            /// Gyroscopes in devices of their own, the one read first.
+            let gyroscopes: [GyroscopeDevice]
             let daemon: DaemonEntry
 
-            enum Key: String, CodingKey { case sensors, specification, selected, reason, skipped, kinds, daemon }
+            enum Key: String, CodingKey {
+                case sensors, specification, selected, reason, skipped, kinds, gyroscopes, daemon
+            }
 
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: Key.self)
@@ -355,6 +378,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
                 try container.encode(reason, forKey: .reason)
                 try container.encode(skipped, forKey: .skipped)
                 try container.encode(kinds, forKey: .kinds)
+                try container.encode(gyroscopes, forKey: .gyroscopes)
                 try container.encode(daemon, forKey: .daemon)
             }
         }
@@ -379,7 +403,7 @@ struct ListSensorsCommand: AsyncParsableCommand {
                     sensor: $0.description, readable: $0.readable,
                     served: Self.served(kinds).contains($0.description.kind + "/" + $0.description.identifier))
             },
-            daemon: daemonEntry)
+            gyroscopes: gyroscopes, daemon: daemonEntry)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // A sensor may read NaN or infinity: listed as such, not a failed listing.

@@ -187,6 +187,15 @@ class GyroscopeOfItsOwn(TestbedCase):
             self.assertAlmostEqual(measured, expected, delta=abs(expected) * 0.1)
         self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
 
+    def test_list_sensors_shows_it(self):
+        self.bed.add_accelerometer(0, name="accel_3d")
+        self.add_gyroscope(matrix="0, -1, 0; 1, 0, 0; 0, 0, 1")
+        gyroscope = self.list_sensors()["gyroscopes"][0]
+        self.assertEqual((gyroscope["deviceID"], gyroscope["name"]), ("iio:device1", "gyro_3d"))
+        self.assertEqual(gyroscope["mountMatrixOrigin"], "sysfs in_anglvel_mount_matrix")
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("iio:device1  gyro_3d: gyroscope  ← read with the accelerometer while the device moves", text)
+
     def test_it_is_read_only_while_the_device_moves_and_its_removal_is_said(self):
         accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
         gyroscope_path = self.add_gyroscope()

@@ -45,8 +45,17 @@ struct IIOGyroscopeDriver: SensorDriver {
     }
 }
 
+/// Gyroscopes in devices of their own, for `orientd list-sensors` (the daemon reads the first).
+public enum GyroscopeDiscovery {
+    public static func listing(udev: Udev) -> [GyroscopeDevice] {
+        SensorDrivers.matches(for: .gyroscope, udev: udev).compactMap {
+            if case .gyroscope(let device) = $0.match { device } else { nil }
+        }
+    }
+}
+
 /// A gyroscope's device as the driver found it.
-public struct GyroscopeDevice: Sendable, Hashable {
+public struct GyroscopeDevice: Sendable, Hashable, Encodable {
     public var deviceID: String
     public var name: String
     public var syspath: String
