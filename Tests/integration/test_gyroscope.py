@@ -2,13 +2,16 @@
 in_anglvel_*), read through libudev and libiio. The gyroscope is read with the accelerometer only
 while the device moves (counted with inotify: IN_ACCESS on in_anglvel_x_raw), its rates reach the
 motion topic, and list-sensors names it."""
+import math
 import os
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 
 from daemon import Client
+from sensorproxy import BusClient, PrivateSystemBus
 from testbed import ORIENTD, ReadCounter, TestbedCase, orientd
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
@@ -212,3 +215,46 @@ class GyroscopeOfItsOwn(TestbedCase):
         self.bed.remove(gyroscope_path)
         daemon.wait_for(lambda d: d.stderr_contains("no gyroscope of its own: iio:device1 (gyro_3d) was removed"),
                         what="the removal")
+
+
+class GyroscopeOnTheBus(TestbedCase):
+    """An IMU turned smoothly, its gyroscope's rates consistent with its accelerometer's: the turn
+    reaches net.hadess.SensorProxy's claimant through the fused path, and the gyroscope stays
+    working (no evidence against it)."""
+
+    def test_a_smooth_turn_with_its_rates_reaches_a_claimant(self):
+        bus = PrivateSystemBus()
+        self.addCleanup(bus.stop)
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes(raw=(0, 0, 0)))
+        daemon = self.start("serve", "--socket", os.path.join(bus.directory, "orientd.sock"), "--config", "/dev/null",
+                            "--dbus", "on", "--claim-linger", "0", "--no-dbus-polkit", "--log-level", "debug",
+                            env=bus.env(self.bed.env()))
+        daemon.wait_for(lambda d: d.stderr_contains("serving net.hadess.SensorProxy"), what="the bus name")
+        client = BusClient(bus)
+        self.addCleanup(client.close)
+        client.call("ClaimAccelerometer")
+        client.wait_for(lambda c: "normal" in c.orientations(), what="normal")
+        stop = threading.Event()
+
+        def turn():
+            """A quarter turn counter-clockwise over 0.6 s, written at 50 Hz: the accelerometer's
+            reading and the gyroscope's rate about z (raw units of 0.001 rad/s)."""
+            start = time.monotonic()
+            while not stop.wait(0.02):
+                s = min(1.0, (time.monotonic() - start) / 0.6)
+                theta = (s ** 3 * (10 - 15 * s + 6 * s * s)) * math.pi / 2
+                rate = 30 * s * s * (1 - s) ** 2 * (math.pi / 2) / 0.6
+                self.bed.set_attribute(path, "in_anglvel_z_raw", str(round(rate / GYRO_SCALE)))
+                self.bed.set_raw(path, round(-1000 * math.sin(theta)), round(-1000 * math.cos(theta)), 0)
+                if s >= 1:
+                    return
+
+        writer = threading.Thread(target=turn, daemon=True)
+        writer.start()
+        self.addCleanup(lambda: (stop.set(), writer.join()))
+        # (−1000, 0, 0) read gravity-pointing is the left edge down: iio-sensor-proxy's right-up.
+        client.wait_for(lambda c: "right-up" in c.orientations(), what="right-up")
+        self.assertEqual(client.orientations(), ["normal", "right-up"])
+        state = Client(os.path.join(bus.directory, "orientd.sock")).request("get")["state"]
+        self.assertEqual(state["gyroscope"], {"status": "working"})
+        self.assertFalse(daemon.stderr_contains("gyroscope fault"))
