@@ -2,12 +2,14 @@
 gyroscope (t,x,y,z,gx,gy,gz): rates, caps, claims, and a turn followed through the fused path."""
 import json
 import math
+import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
-from daemon import Daemon, G
-from testbed import as_another_user, changes_user
+from daemon import Client, Daemon, G
+from testbed import ReadCounter, TestbedCase, as_another_user, changes_user
 
 RATE = 100  # Hz of the written readings
 
@@ -135,3 +137,28 @@ class MotionCaps(MotionCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MotionRate(TestbedCase):
+    """A motion subscriber's rate above the configured one is asked of the device (its
+    sampling_frequency) and read at, while it is subscribed; the device offers 12.5–100 Hz."""
+
+    def test_the_fastest_subscriber_sets_the_devices_rate_while_subscribed(self):
+        path = self.bed.add_accelerometer(0, raw=(0, -1000, 0), sampling=("25", "12.5 25 50 100"))
+        reads = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_accel_y_raw"))
+        self.addCleanup(reads.close)
+        directory = tempfile.mkdtemp(prefix="orientd-motion-")
+        socket_path = os.path.join(directory, "orientd.sock")
+        daemon = self.start("serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "off",
+                            "--claim-linger", "0.2")
+        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
+        client = Client(socket_path)
+        self.addCleanup(client.close)
+        self.assertEqual(client.request("subscribe", topics=["motion"], rate=100)["rate"], 100,
+                         "root: up to the 100 Hz the device offers, above the 25 Hz it runs at")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "100", what="100 Hz asked")
+        count = reads.count(1.0)
+        self.assertGreater(count, 60, f"{count} reads in a second: 100 Hz (25 Hz would read 25 times)")
+        client.request("unsubscribe", topics=["motion"])
+        client.request("subscribe", topics=["device"])
+        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "25", what="back to 25 Hz")

@@ -261,13 +261,16 @@ final class DetectionStage: Sendable {
         needEveryReading { $0.heldFast = hold }
     }
 
-    /// While `on`, every reading's motion is computed (``Detection/motion``) and the sensor is read
-    /// at its sampling rate: the `motion` topic has subscribers. Returns the new rate when the pace
-    /// was slow and is fast now.
+    /// While `hertz` is set, every reading's motion is computed (``Detection/motion``) and the sensor
+    /// is read at its sampling rate, or at `hertz` when that is faster (the acquisition asks the
+    /// device for it): the `motion` topic has subscribers. Returns the new rate when the pace was
+    /// slow and is fast now.
     @discardableResult
-    func streamMotion(_ on: Bool) -> ReadRate? {
-        needEveryReading { pipeline in
-            if on != (pipeline.motion != nil) { pipeline.motion = on ? MotionEstimator() : nil }
+    func streamMotion(hertz: Double?) -> ReadRate? {
+        let fast = paceSettings?.fastRate ?? SamplingPace.Settings().fastRate
+        readPace?.setFast(hertz.flatMap { $0 > fast ? 1 / $0 : nil })
+        return needEveryReading { pipeline in
+            if (hertz != nil) != (pipeline.motion != nil) { pipeline.motion = hertz != nil ? MotionEstimator() : nil }
         }
     }
 

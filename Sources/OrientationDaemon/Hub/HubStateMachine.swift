@@ -58,10 +58,10 @@ enum HubAction: Hashable, Sendable {
     case systemSessionRejected(action: String, ResolverError)
     /// A convertible's mode changed: libinput's tablet-mode switch says so (``TabletModeReporter``).
     case reportTabletMode(DeviceMode)
-    /// The first subscriber of `motion` came (true) or the last went (false): the detection stage
-    /// computes the motion of every reading, and the display sensor is read at its sampling rate,
-    /// only meanwhile.
-    case streamMotion(Bool)
+    /// The `motion` topic's subscribers want this many samples a second (nil: none is left): the
+    /// detection stage computes the motion of every reading, and the display sensor is read at its
+    /// sampling rate, or at this one when faster, only meanwhile.
+    case streamMotion(hertz: Double?)
 }
 
 /// What one reading of a sensor decided (``HubStateMachine/detected(_:at:)``); nil and empty parts
@@ -130,6 +130,7 @@ struct HubStateMachine {
     private(set) var awaitingFirstReading: Set<SensorKind> = []
     /// The display sensor's sampling rate (Hz), and the rest rate while the device rests.
     private var sensorRate: Double?
+    private var sensorMaximumRate: Double?
     private var restRate: Double?
     var isSampling: Bool { sampling.contains(.display) }
     /// Whether a base sensor is read (a convertible, or one configured): without it the base is
@@ -139,8 +140,8 @@ struct HubStateMachine {
     /// mode the natural one (``ConvertibleRotation``).
     private var followedDevice: DeviceOrientation = .unknown
     private var stopScheduled = false
-    /// The `motion` topic has a subscriber: the detection stage computes motion.
-    private var streamingMotion = false
+    /// The rate the `motion` topic's subscribers want, while it has any.
+    private var streamingMotion: Double?
     /// The accelerometer's samples carry an IMU's rates; a gyroscope of its own is present.
     private var sensorReadsGyroscope = false
     private var hasOwnGyroscope = false
@@ -192,7 +193,8 @@ struct HubStateMachine {
     func motionRate(of id: ListenerID) -> Double? {
         guard let listener = listeners[id], listener.topicCounts[.motion] != nil else { return nil }
         return MotionRate.granted(
-            asked: listener.motionRate, isPrivileged: listener.isPrivileged, sensorRate: sensorRate)
+            asked: listener.motionRate, isPrivileged: listener.isPrivileged, sensorRate: sensorMaximumRate ?? sensorRate
+        )
     }
     func hasSession(_ listener: ListenerID) -> Bool { sessions.hasSession(listener) }
 
@@ -398,10 +400,13 @@ struct HubStateMachine {
     /// A sensor was found (or replaced by another).
     /// `rate`: the sensor's sampling rate in Hz, when it reports one.
     /// `gyroscope`: its samples carry a gyroscope's rates.
+    /// `maximumRate`: the fastest the device offers (`sampling_frequency_available`), which a motion
+    /// subscriber may have.
     mutating func sensorAvailable(
-        name: String, rate: Double? = nil, gyroscope: Bool = false, at time: Double
+        name: String, rate: Double? = nil, maximumRate: Double? = nil, gyroscope: Bool = false, at time: Double
     ) -> [HubAction] {
         sensorPresent = true
+        sensorMaximumRate = maximumRate.map { max($0, rate ?? $0) }
         sensorReadsGyroscope = gyroscope
         if state.sensorName != name || (state.gyroscope != nil) != (gyroscope || hasOwnGyroscope) {
             state.gyroscope = gyroscope || hasOwnGyroscope ? GyroscopeState(status: .working) : nil
@@ -409,6 +414,7 @@ struct HubStateMachine {
         state.sensorName = name
         sensorRate = rate
         updateSensorStatus(at: time)
+        updateMotionStream()  // the grants follow the sensor's rates
         return takeOutput()
     }
 
@@ -539,12 +545,14 @@ struct HubStateMachine {
 
     // MARK: - Motion
 
-    /// Tells the shell when the `motion` topic gains its first subscriber or loses its last.
+    /// Tells the shell the highest rate the `motion` topic's subscribers get, when it changed (nil:
+    /// none is left).
     private mutating func updateMotionStream() {
-        let wanted = !isShuttingDown && !(subscribers[.motion] ?? []).isEmpty
+        let rates = isShuttingDown ? [] : (subscribers[.motion] ?? []).compactMap(motionRate(of:))
+        let wanted = rates.max()
         guard wanted != streamingMotion else { return }
         streamingMotion = wanted
-        output.append(.streamMotion(wanted))
+        output.append(.streamMotion(hertz: wanted))
     }
 
     /// A motion sample goes to each subscriber whose next event is due: each gets its own rate out of

@@ -238,7 +238,9 @@ public final class OrientationHub: Sendable {
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency,
-                gyroscope: description.readsGyroscope, at: now)
+                maximumRate: description.availableFrequencies.flatMap {
+                    SamplingFrequencyChoice.nearest(to: 1e9, available: $0)
+                }, gyroscope: description.readsGyroscope, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             actions = onLoop.machine.sensorLost(at: now)
@@ -675,9 +677,13 @@ public final class OrientationHub: Sendable {
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             case .reportTabletMode(let mode):
                 state.tabletModeReporter?.modeChanged(mode)
-            case .streamMotion(let on):
-                logger.info(on ? "motion subscribed: read at the sampling rate" : "no motion subscriber left")
-                if let rate = detection.streamMotion(on) {
+            case .streamMotion(let hertz):
+                logger.info(
+                    hertz.map {
+                        "motion subscribed: read at the sampling rate, at least \(SamplingFrequencyChoice.text($0)) Hz"
+                    }
+                        ?? "no motion subscriber left")
+                if let rate = detection.streamMotion(hertz: hertz) {
                     logReadRate(rate)
                     pending += state.machine.detected(
                         SensorDecision(restRate: .some(rate.restRate)), at: MonotonicClock.now())

@@ -10,8 +10,9 @@ import NIOConcurrencyHelpers
 /// force.
 public final class ReadPace: Sendable {
     /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
-    private let state = NIOLockedValueBox<(interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool)>(
-        (nil, nil, false))
+    private let state = NIOLockedValueBox<
+        (interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool, fastInterval: Double?)
+    >((nil, nil, false, nil))
 
     public init() {}
 
@@ -31,6 +32,20 @@ public final class ReadPace: Sendable {
             let shorter = (interval ?? 0) < (state.interval ?? 0)
             state.interval = interval
             return shorter ? state.wake : nil
+        }
+        wake?()
+    }
+
+    /// Seconds between readings while the device moves when something needs them faster than the
+    /// configured rate (a `motion` subscriber's rate), or nil for the configured rate. The
+    /// acquisition asks the device for that rate too (`sampling_frequency`).
+    public var fastInterval: Double? { state.withLockedValue { $0.fastInterval } }
+
+    public func setFast(_ interval: Double?) {
+        let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
+            guard state.fastInterval != interval else { return nil }
+            state.fastInterval = interval
+            return state.wake
         }
         wake?()
     }

@@ -135,7 +135,8 @@ final class IIOAcquisition: Sendable {
         buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
         let worker = Worker(
             device: device, channels: channels, rawReaders: rawReaders, gyroscope: gyroscope, description: description,
-            pollPeriod: pollPeriod, pace: pace, fallbackAllowed: configuration.acquisition == .auto,
+            pollPeriod: pollPeriod, configuredRate: configuration.rate, writesRate: configuration.setsDeviceRate,
+            pace: pace, fallbackAllowed: configuration.acquisition == .auto,
             isRemote: isRemote, emit: emit, wakeup: wakeup, control: control)
         thread = WorkerThread.start(name: "orientd-\(mode.rawValue)") { [timestampChannel, monotonicTimestamps] in
             let ending: Ending?
@@ -249,6 +250,10 @@ final class IIOAcquisition: Sendable {
         let gyroscope: IIOAcquisition.Gyroscope?
         let description: SensorDescription
         let pollPeriod: Double
+        /// The configured rate, and whether the device's `sampling_frequency` may be written: a
+        /// faster rate asked for a while (``ReadPace/fastInterval``) is asked of the device too.
+        let configuredRate: Double
+        let writesRate: Bool
         let pace: ReadPace?
         let fallbackAllowed: Bool
         let isRemote: Bool
@@ -266,6 +271,16 @@ extension IIOAcquisition.Worker {
     }
 
     private var stopping: Bool { control.withLockedValue { $0.stopping } }
+
+    /// The period to read at while the device moves, for `fastInterval` (nil: the configured rate):
+    /// the device is asked for that rate, and read no faster than it says it measures.
+    private func movingPeriod(fastInterval: Double?) -> Double {
+        let target = fastInterval.map { 1 / $0 } ?? configuredRate
+        let deviceRate =
+            IIOAcquisition.setSamplingFrequency(device: device, channel: channels[0], target: target, write: writesRate)
+            .flatMap { $0 > 0 ? $0 : nil } ?? target
+        return 1 / min(target, deviceRate)
+    }
 
     // MARK: - Conversion
 
@@ -356,7 +371,12 @@ extension IIOAcquisition.Worker {
         var schedule = PollSchedule(period: pollPeriod, pace: pace, start: MonotonicClock.now())
         pace?.attach { [wakeup] in wakeup.signal() }
         var failingSince: Double?
+        var fastInterval: Double?
         while !stopping {
+            if pace?.fastInterval != fastInterval {
+                fastInterval = pace?.fastInterval
+                schedule.setPeriod(movingPeriod(fastInterval: fastInterval))
+            }
             let now = MonotonicClock.now()
             if schedule.due > now {
                 // At rest the motion interrupt, when there is one, wakes the loop before the next
@@ -453,17 +473,25 @@ extension IIOAcquisition.Worker {
         var gyroscopeInScans = false
         var gyroscopeCalibration = Calibration()
         var gyroscopeOnSince: Double?
+        var samplePeriod = pollPeriod
+        var fastInterval: Double?
         while !stopping {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
-            let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: pollPeriod)
+            let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: samplePeriod)
             let gyroscopeWanted = gyroscope != nil && pace?.interval == nil
-            if wanted != batch || current == nil || gyroscopeWanted != gyroscopeInScans {
+            let rateWanted = pace?.fastInterval
+            if wanted != batch || current == nil || gyroscopeWanted != gyroscopeInScans || rateWanted != fastInterval {
                 // The pace changed: a buffer of the new size, whose watermark libiio sets to it. The
                 // old one is destroyed first (the device's node has one opener at a time).
                 control.withLockedValue { $0.buffer = nil }
                 current = nil
+                if rateWanted != fastInterval {
+                    // The device's rate is written while no buffer runs (drivers refuse it then).
+                    fastInterval = rateWanted
+                    samplePeriod = movingPeriod(fastInterval: rateWanted)
+                }
                 for channel in gyroscope?.channels ?? [] {
                     if gyroscopeWanted { channel.enable() } else { channel.disable() }
                 }
@@ -547,7 +575,7 @@ extension IIOAcquisition.Worker {
                 if stamps.count == count {
                     time = monotonicTimestamps ? stamps[sample] : host - (stamps[count - 1] - stamps[sample])
                 } else {
-                    time = host - Double(count - 1 - sample) * pollPeriod  // a batch's samples, at the sampling rate
+                    time = host - Double(count - 1 - sample) * samplePeriod  // a batch's samples, at the sampling rate
                 }
                 let started = gyroscopeOnSince.map { host - $0 >= SamplingPace.Settings().gyroscopeStartup } ?? false
                 let rate =

@@ -5,7 +5,8 @@ import SensorCore
 /// turns shorter takes effect at once (``paceShortened()``); a loop that fell behind does not catch
 /// up in a burst.
 struct PollSchedule {
-    let period: Double
+    /// Seconds between readings while the device moves.
+    private(set) var period: Double
     let pace: ReadPace?
     /// When the next reading is due (monotonic seconds).
     private(set) var due: Double
@@ -33,6 +34,12 @@ struct PollSchedule {
 
     /// Whether the wait ahead is a rest (longer than the configured period).
     var resting: Bool { interval > period }
+
+    /// The device is read faster or slower while it moves (a `motion` subscriber came or went).
+    mutating func setPeriod(_ period: Double) {
+        self.period = period
+        due = min(due, lastRead + interval)
+    }
 
     /// The wait was woken: a shorter pace brings the next reading forward.
     mutating func paceShortened() {

@@ -35,11 +35,12 @@ struct MotionTopicTests {
         var hub = Hub.machine()
         let app = try Hub.connect(&hub), other = try Hub.connect(&hub)
         let first = try Hub.ok(&hub, .subscribe([.motion]), from: app).actions
-        #expect(first.contains(.startSampling(.display)) && first.contains(.streamMotion(true)))
-        #expect(!(try Hub.ok(&hub, .subscribe([.motion]), from: other).actions.contains(.streamMotion(true))))
-        #expect(!(try Hub.ok(&hub, .unsubscribe([.motion]), from: app).actions.contains(.streamMotion(false))))
+        #expect(first.contains(.startSampling(.display)) && first.contains(.streamMotion(hertz: 20)))
+        let second = try Hub.ok(&hub, .subscribe([.motion], motionRate: 10), from: other).actions
+        #expect(!second.contains { if case .streamMotion = $0 { true } else { false } }, "20 Hz still the most")
+        #expect(try Hub.ok(&hub, .unsubscribe([.motion]), from: app).actions.contains(.streamMotion(hertz: 10)))
         let last = hub.disconnect(other)
-        #expect(last.contains(.streamMotion(false)) && last.contains(.scheduleStop(after: 2)))
+        #expect(last.contains(.streamMotion(hertz: nil)) && last.contains(.scheduleStop(after: 2)))
         #expect(Hub.publishes(hub.detected(SensorDecision(motion: Self.sample(at: 1)), at: 1)).isEmpty)
     }
 
@@ -64,6 +65,18 @@ struct MotionTopicTests {
         #expect((19...21).contains(received[slow] ?? 0), "\(received)")
         #expect((119...121).contains(received[sixty] ?? 0), "\(received)")
         #expect((39...41).contains(received[plain] ?? 0), "\(received)")
+    }
+
+    @Test("the fastest subscriber's rate is what the sensor is asked for, up to the fastest it offers")
+    func sensorRate() throws {
+        var hub = Hub.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", rate: 25, maximumRate: 100, at: 0)
+        let root = try Hub.connect(&hub, privileged: true)
+        let granted = try Hub.ok(&hub, .subscribe([.motion], motionRate: 80), from: root)
+        #expect(granted.actions.contains(.streamMotion(hertz: 80)))
+        #expect(hub.motionRate(of: root) == 80, "above the 25 Hz the sensor runs at, within the 100 it offers")
+        _ = hub.sensorAvailable(name: "iio:device1", rate: 25, at: 1)
+        #expect(hub.motionRate(of: root) == 25, "a sensor that offers nothing else: its own rate")
     }
 
     @Test("only root and the control group get more than 60 Hz; nobody more than the sensor's rate")
