@@ -124,15 +124,10 @@ public struct GravityFusion: Sendable {
         let unintegrable = lastRate.map { ((measured - bias) - $0).magnitude * interval > settings.maximumStepChange }
         guard let estimate = gravity, interval >= 0, interval <= settings.maximumGap, unintegrable != true else {
             // The first sample, or after a gap or a backwards timestamp: start from the accelerometer.
+            restart()
             gravity = (settings.gravity / length) * reading
             rotationRate = measured - bias
             lastTime = time
-            stillSince = nil
-            slowSince = nil
-            slowReading = nil
-            disagreeingSince = nil
-            lastRate = nil
-            isReliable = false
             restartedAt = time
             return gravity!
         }
