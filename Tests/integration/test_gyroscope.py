@@ -28,8 +28,9 @@ def imu_attributes(raw=GYRO_RAW, scale=GYRO_SCALE, matrix=None):
     return attributes
 
 
-class Gyroscope(TestbedCase):
+class ServingCase(TestbedCase):
     def serve(self, *args):
+        """orientd on the testbed, its socket in a fresh directory, and a client of it."""
         directory = tempfile.mkdtemp(prefix="orientd-gyro-")
         self.socket_path = os.path.join(directory, "orientd.sock")
         daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
@@ -38,6 +39,9 @@ class Gyroscope(TestbedCase):
         client = Client(self.socket_path)
         self.addCleanup(client.close)
         return daemon, client
+
+
+class Gyroscope(ServingCase):
 
     def counter(self, path, attribute):
         counter = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), attribute))
@@ -156,7 +160,7 @@ class Gyroscope(TestbedCase):
         self.assertIn("gyroscope: failed (frozen at", shown.stdout)
 
 
-class GyroscopeOfItsOwn(TestbedCase):
+class GyroscopeOfItsOwn(ServingCase):
     """An HID sensor hub's gyro_3d beside its accel_3d: two IIO devices."""
 
     def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None):
@@ -167,16 +171,6 @@ class GyroscopeOfItsOwn(TestbedCase):
             attributes += ["in_anglvel_mount_matrix", f"{matrix}\n"]
         return self.bed.bed.add_device("iio", f"iio:device{number}", None, attributes,
                                        ["DEVNAME", f"/dev/iio:device{number}"])
-
-    def serve(self):
-        directory = tempfile.mkdtemp(prefix="orientd-gyro-")
-        self.socket_path = os.path.join(directory, "orientd.sock")
-        daemon = self.start("serve", "--socket", self.socket_path, "--config", "/dev/null", "--dbus", "off",
-                            "--log-level", "debug")
-        daemon.wait_for(lambda d: d.stderr_contains("listening"), what="the socket")
-        client = Client(self.socket_path)
-        self.addCleanup(client.close)
-        return daemon, client
 
     def test_its_rates_join_the_accelerometers_samples_in_its_own_frame(self):
         self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
