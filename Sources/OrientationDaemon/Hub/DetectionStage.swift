@@ -130,7 +130,8 @@ final class DetectionStage: Sendable {
                 }
                 let before = pipeline.orientation.gravityScale.factor
                 let verdict = pipeline.orientation.detector.gyroscopeVerdict
-                let ownRate = sample.rotationRate == nil ? freshGyroscopeRate(at: sample.time) : nil
+                let ownRate =
+                    sample.rotationRate == nil && gyroscopeSwitch != nil ? freshGyroscopeRate(at: sample.time) : nil
                 let change = pipeline.orientation.process(
                     time: sample.time, reading: sample.reading, rotationRate: sample.rotationRate,
                     displayRotationRate: ownRate)
