@@ -171,7 +171,8 @@ bench: test-deps release-static
 	scripts/ensure-deps --bench
 	$(SWIFT) build -c release --product orientd-bench
 	$(SWIFT) build -c release --product orientd
-	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --markdown docs/benchmarks.md
+	.build/release/orientd-bench --corpus Tests/Fixtures/corpus/public --gyroscope-corpus Tests/Fixtures/corpus/public-gyro \
+		--markdown docs/benchmarks.md
 	ORIENTD=$(CURDIR)/.build/release/orientd umockdev-wrapper /usr/bin/python3 -m bench
 
 # The self-contained build: the Swift runtime, Foundation and the packages linked statically, so the

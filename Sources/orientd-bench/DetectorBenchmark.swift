@@ -61,9 +61,11 @@ struct DetectorBenchmark {
         var qualityOnly = false
         var configuration = DetectorConfiguration()
         var realisations = 40
+        var gyroscopeCorpus: String?
         while let argument = arguments.popFirst() {
             switch argument {
             case "--corpus": corpus = try value(for: argument, from: &arguments)
+            case "--gyroscope-corpus": gyroscopeCorpus = try value(for: argument, from: &arguments)
             case "--markdown": markdown = try value(for: argument, from: &arguments)
             case "--quality-only": qualityOnly = true
             case "--detector":
@@ -89,8 +91,8 @@ struct DetectorBenchmark {
             case "-h", "--help":
                 print(
                     """
-                    usage: orientd-bench [--corpus DIR] [--markdown FILE] [--samples N] [--soak-hours H] \
-                    [--realisations N] [--quality-only] [--detector NAME=VALUE]...\n       \
+                    usage: orientd-bench [--corpus DIR] [--gyroscope-corpus DIR] [--markdown FILE] [--samples N] \
+                    [--soak-hours H] [--realisations N] [--quality-only] [--detector NAME=VALUE]...\n       \
                     orientd-bench fanout-client SOCKET COUNT [--stalled] [--churn RATE]\n       orientd-bench \
                     floor-server SOCKET
                     """
@@ -117,6 +119,12 @@ struct DetectorBenchmark {
         print("")
         print("Read at the default pace (held 4 Hz, lying 1.8 Hz at rest), \(realisations) realisations of the reads:")
         print(paced.summary)
+
+        // 1c. The gyroscope twins: fused, and the same samples without their rates.
+        let gyroscope = try gyroscopeCorpus.map {
+            try GyroscopeComparison(directory: $0, configuration: configuration, realisations: realisations)
+        }
+        if let gyroscope { gyroscope.lines.forEach { print($0) } }
         if qualityOnly { return }
 
         // 2. Throughput: every corpus sample in the display frame, replayed back to back until the
@@ -147,7 +155,8 @@ struct DetectorBenchmark {
 
         if let markdown {
             try updateMarkdown(
-                path: markdown, rows: rows, paced: paced, corpus: corpus, traceCount: traces.count,
+                path: markdown, rows: rows, paced: paced, gyroscope: gyroscope, corpus: corpus,
+                traceCount: traces.count,
                 samples: targetSamples, rates: rates, changes: runs[0].changes,
                 soak: FaultPolicySoakBenchmark.markdown(rows: soak.rows, wallSeconds: soak.wallSeconds))
             print("\nwrote the detector section of \(markdown)")
@@ -185,7 +194,8 @@ struct DetectorBenchmark {
     }
 
     static func updateMarkdown(
-        path: String, rows: [ScoreRow], paced: PacedCorpusScore, corpus: String, traceCount: Int, samples: Int,
+        path: String, rows: [ScoreRow], paced: PacedCorpusScore, gyroscope: GyroscopeComparison?, corpus: String,
+        traceCount: Int, samples: Int,
         rates: [Double], changes: Int,
         soak: [String]
     ) throws {
@@ -263,6 +273,10 @@ struct DetectorBenchmark {
             \(verdict((paced.worstP95 ?? .infinity) <= 0.20)) (the slowest realisation's).
             """
         )
+        if let gyroscope {
+            section.append("")
+            section += gyroscope.markdown
+        }
         section.append("")
         section.append("### Detector throughput")
         section.append("")
@@ -321,5 +335,92 @@ struct DetectorBenchmark {
     struct UsageError: Error, CustomStringConvertible {
         let message: String
         var description: String { message }
+    }
+}
+
+/// The corpus's gyroscope twins (`generate.py --gyro`) scored with their rates (the fused gravity,
+/// detection.md §18) and without them (the accelerometer alone on the same samples), offline and at
+/// the daemon's pace; issue 50's targets beside them.
+struct GyroscopeComparison {
+    let directory: String
+    let fused: ScoreRow
+    let alone: ScoreRow
+    let paced: PacedCorpusScore
+    /// The slowest change after a turn while walking (`walk_hand_off_axis`), fused and alone.
+    let walking: (fused: Double?, alone: Double?)
+
+    init(directory: String, configuration: DetectorConfiguration, realisations: Int) throws {
+        self.directory = directory
+        let url = URL(fileURLWithPath: directory)
+        let traces = try CorpusTrace.names(in: url).map { try CorpusTrace(directory: url, name: $0) }
+        let fusedScores = traces.map { ($0.name, $0.score(configuration: configuration)) }
+        let aloneScores = traces.map { trace in
+            var pipeline = OrientationPipeline(mountMatrix: trace.mountMatrix, configuration: configuration)
+            let changes = trace.samples.compactMap { pipeline.process(time: $0.time, reading: $0.reading) }
+            return (trace.name, CorpusScorer.score(events: changes.map { ($0.time, $0.to) }, labels: trace.labels))
+        }
+        fused = ScoreRow(overall: fusedScores.map(\.1))
+        alone = ScoreRow(overall: aloneScores.map(\.1))
+        func slowest(_ scores: [(String, TraceScore)]) -> Double? {
+            scores.first { $0.0 == "walk_hand_off_axis" }?.1.transitions.filter { !$0.isStartup }
+                .compactMap(\.latency).max()
+        }
+        walking = (slowest(fusedScores), slowest(aloneScores))
+        paced = PacedCorpusScore(
+            traces: traces, settings: SamplingPace.Settings(), realisations: realisations, configuration: configuration)
+    }
+
+    private static func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f s", $0) } ?? "–" }
+
+    private func row(_ name: String, _ row: ScoreRow, walking: Double?) -> String {
+        """
+        | \(name) | \(row.missed) | \(row.falseChanges) | \(row.takenBack) | \(Self.seconds(row.latencyMedian)) | \
+        \(Self.seconds(row.latencyP95)) | \(String(format: "%.2f %%", row.errorPercent)) | \(Self.seconds(walking)) |
+        """
+    }
+
+    /// For the terminal.
+    var lines: [String] {
+        [
+            "", "The gyroscope twins (\(directory)): overall, fused and without their rates:",
+            ScoreRow.header, fused.formatted, alone.formatted,
+            "walking turns, slowest: \(Self.seconds(walking.fused)) fused, \(Self.seconds(walking.alone)) alone",
+            "Read at the default pace with the gyroscope on only while fast: \(paced.summary)",
+        ]
+    }
+
+    var markdown: [String] {
+        func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
+        let median = fused.latencyMedian ?? .infinity, p95 = fused.latencyP95 ?? .infinity
+        return [
+            "### With a gyroscope: the corpus's twins",
+            "",
+            """
+            Every public trace's twin with a gyroscope (`\(directory)`, `generate.py --gyro`: the same poses, \
+            the gyroscope's rates with bias, noise, quantisation and a clock of its own), scored with its \
+            rates (the fused gravity, [detection.md §18](detection.md#18-with-a-gyroscope-fused-gravity)) and \
+            without them (the accelerometer alone on the same samples).
+            """,
+            "",
+            "| | missed | false | taken back | latency median | p95 | error time | slowest walking turn |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            row("**with the gyroscope**", fused, walking: walking.fused),
+            row("the accelerometer alone", alone, walking: walking.alone),
+            "",
+            "Read at the default pace, the gyroscope on only while the pace is fast (after its 0.08 s start-up):",
+            "",
+            "```",
+            paced.summary,
+            "```",
+            "",
+            """
+            Targets (issue 50): 0 missed, 0 false, 0 taken back — \
+            \(verdict(fused.missed == 0 && fused.falseChanges == 0 && fused.takenBack == 0)); median ≤ 0.03 s — \
+            \(verdict(median <= 0.03)) (\(Self.seconds(fused.latencyMedian))); p95 ≤ 0.08 s — \
+            \(verdict(p95 <= 0.08)) (\(Self.seconds(fused.latencyP95))); error ≤ 0.5 % — \
+            \(verdict(fused.errorPercent <= 0.5)) (\(String(format: "%.2f %%", fused.errorPercent))); walking turns \
+            ≤ 0.25 s — \(verdict((walking.fused ?? .infinity) <= 0.25)) (\(Self.seconds(walking.fused))).
+            """,
+        ]
     }
 }
