@@ -43,7 +43,10 @@ from sensorproxy import PrivateSystemBus  # noqa: E402 (bench.common put Tests/i
 from testbed import Testbed, motion_event  # noqa: E402
 from gi.repository import GLib  # noqa: E402 (testbed and sensorproxy choose the versions)
 
-PUBLIC = os.path.join(CORPUS, "public")
+# The corpus played (POWER_CORPUS: another folder of it, such as public-gyro, whose traces carry a
+# gyroscope's rates: the simulated device is then an IMU and its in_anglvel attributes are written too).
+PUBLIC = os.path.join(CORPUS, os.environ.get("POWER_CORPUS", "public"))
+GYRO_SCALE = 0.0001  # rad/s per count in in_anglvel_scale
 SCALE = 0.00981  # m/s² per count in in_accel_scale: 1000 counts per g
 REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWER_REST: shorter, to try the bench)
 WARM_UP = 5  # seconds after the claim before the rest is measured (the device settles, the pace slows)
@@ -187,12 +190,17 @@ class Device:
     (its udev rule would set it; umockdev runs no rules) and systemd's hwdb mount matrix. The raw
     attributes are kept open and written in place, as the kernel changes them."""
 
-    def __init__(self, raw=PORTRAIT, mount_matrix="1, 0, 0; 0, 1, 0; 0, 0, 1", interrupt=False):
+    def __init__(self, raw=PORTRAIT, mount_matrix="1, 0, 0; 0, 1, 0; 0, 0, 1", interrupt=False, gyroscope=False):
         self.bed = Testbed()
-        events = {f"events/in_accel_{axis}_mag_rising_en": "0" for axis in "xyz"} if interrupt else None
-        self.path = self.bed.add_accelerometer(0, name="accel", raw=raw, scale=f"{SCALE}", sampling=None, attributes=events, properties={
-            "IIO_SENSOR_PROXY_TYPE": "iio-poll-accel", "NAME": '"accel"', "ACCEL_MOUNT_MATRIX": mount_matrix})
+        attributes = {f"events/in_accel_{axis}_mag_rising_en": "0" for axis in "xyz"} if interrupt else {}
+        if gyroscope:  # an IMU: its gyroscope in the same device
+            attributes.update({f"in_anglvel_{axis}_raw": "0" for axis in "xyz"}, in_anglvel_scale=f"{GYRO_SCALE}")
+        self.path = self.bed.add_accelerometer(0, name="accel", raw=raw, scale=f"{SCALE}", sampling=None, attributes=attributes or None,
+                                               properties={"IIO_SENSOR_PROXY_TYPE": "iio-poll-accel", "NAME": '"accel"',
+                                                           "ACCEL_MOUNT_MATRIX": mount_matrix})
         self.files = [os.open(real_path(self.bed, self.path, f"in_accel_{axis}_raw"), os.O_WRONLY) for axis in "xyz"]
+        self.gyro_files = [os.open(real_path(self.bed, self.path, f"in_anglvel_{axis}_raw"), os.O_WRONLY)
+                           for axis in "xyz"] if gyroscope else []
         # A motion interrupt as mma8452's transient detection has it: an event when an axis departs
         # from a reference (the readings high-pass filtered) by more than the threshold.
         self.events = self.bed.add_motion_interrupt(0) if interrupt else None
@@ -204,8 +212,8 @@ class Device:
         """The descriptor the daemon must inherit (the event descriptor the ioctl returns)."""
         return (self.events[0],) if self.events else ()
 
-    def write(self, counts):
-        for fd, value in zip(self.files, counts):
+    def write(self, counts, rate_counts=None):
+        for fd, value in zip(self.files + (self.gyro_files if rate_counts else []), list(counts) + list(rate_counts or [])):
             text = b"%d\n" % value
             os.pwrite(fd, text, 0)
             os.ftruncate(fd, len(text))
@@ -218,7 +226,7 @@ class Device:
                 self.reference = [ref + INTERRUPT_FOLLOW * (value - ref) for value, ref in zip(counts, self.reference)]
 
     def close(self):
-        for fd in self.files + list(self.events or ()):
+        for fd in self.files + self.gyro_files + list(self.events or ()):
             os.close(fd)
         self.bed.cleanup()
 
@@ -476,9 +484,11 @@ def play(name, key):
     with open(os.path.join(PUBLIC, f"{name}.csv")) as handle:
         for line in handle:
             if line[0] in "-0123456789":
-                t, x, y, z = map(float, line.split(","))
-                samples.append((t, tuple(int(round(v / SCALE)) for v in (x, y, z))))
-    device = Device(raw=samples[0][1], mount_matrix=meta["mount_matrix_hwdb"], interrupt=key != "iio-sensor-proxy" and parse_mode(key)["rest_rate"] == INTERRUPT)
+                t, x, y, z, *rate = map(float, line.split(","))
+                samples.append((t, tuple(int(round(v / SCALE)) for v in (x, y, z)),
+                                tuple(int(round(v / GYRO_SCALE)) for v in rate) if rate else None))
+    device = Device(raw=samples[0][1], mount_matrix=meta["mount_matrix_hwdb"], gyroscope=samples[0][2] is not None,
+                    interrupt=key != "iio-sensor-proxy" and parse_mode(key)["rest_rate"] == INTERRUPT)
     log_path = os.path.join(tempfile.mkdtemp(prefix="bench-power-log-"), "orientd.log") if key.startswith("orientd") else None
     run = Served(key, device, log_path)
     try:
@@ -488,11 +498,11 @@ def play(name, key):
         start = time.monotonic() - samples[0][0]
         run.client.claim()
         lateness = []
-        for t, counts in samples:
+        for t, counts, rate_counts in samples:
             delay = start + t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)  # pacing the simulated sensor, not synchronisation
-            device.write(counts)
+            device.write(counts, rate_counts)
             lateness.append(time.monotonic() - (start + t))
         end = time.monotonic()
         reads = run.reads.mark()["accel"] - reads_before
