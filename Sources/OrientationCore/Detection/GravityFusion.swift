@@ -94,8 +94,6 @@ public struct GravityFusion: Sendable {
     public var stillFor: Double { stillSince.map { lastTime - $0 } ?? 0 }
     /// The estimate is anchored (see the type's notes); before, a caller should not rely on it.
     public private(set) var isReliable = false
-    /// Times a reliable estimate was re-anchored (it had drifted from a resting accelerometer).
-    public private(set) var reanchorCount = 0
     /// The last re-anchoring: when, and by how many degrees the estimate was set back.
     public private(set) var lastReanchor: (time: Double, angle: Double)?
 
@@ -139,7 +137,7 @@ public struct GravityFusion: Sendable {
         // by −ω (dg/dt = g × ω). The mean of the step's two rates halves a rate's half-step lag.
         let stepRate = 0.5 * (rate + (lastRate ?? rate))
         lastRate = rate
-        var turned = Self.rotate(estimate, about: stepRate, by: -stepRate.magnitude * interval)
+        var turned = Quaternion(axis: stepRate, angle: -stepRate.magnitude * interval).rotate(estimate)
 
         let off = abs(length - settings.gravity)
         let target = (settings.gravity / length) * reading
@@ -172,7 +170,6 @@ public struct GravityFusion: Sendable {
             || isReliable && disagreeingFor >= settings.reanchorTime
         {
             if isReliable {
-                reanchorCount += 1
                 let cosine = max(-1, min(1, turned.dot(target) / (turned.magnitude * target.magnitude)))
                 lastReanchor = (time, acos(cosine) * 180 / .pi)
             }
@@ -221,17 +218,5 @@ public struct GravityFusion: Sendable {
         lastRate = nil
         isReliable = false
         lastTime = -Double.infinity
-    }
-
-    /// `v` turned by `angle` radians about `axis` (counter-clockwise seen from the axis's positive
-    /// end; Rodrigues' formula). A zero axis leaves `v` as it is.
-    static func rotate(_ v: Vector3, about axis: Vector3, by angle: Double) -> Vector3 {
-        let length = axis.magnitude
-        guard length > 0, angle != 0 else { return v }
-        let k = (1 / length) * axis
-        let cosine = cos(angle)
-        let sine = sin(angle)
-        let cross = Vector3(k.y * v.z - k.z * v.y, k.z * v.x - k.x * v.z, k.x * v.y - k.y * v.x)
-        return cosine * v + sine * cross + ((1 - cosine) * k.dot(v)) * k
     }
 }

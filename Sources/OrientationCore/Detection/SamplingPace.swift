@@ -55,7 +55,8 @@ public struct SamplingPace: Sendable {
         public var restTime: Double = 0.5
         /// A gyroscope runs only while the pace is fast (it draws several times the accelerometer's
         /// current), and its readings are used only this long (s) after it was switched on: phone
-        /// parts take 30 ms (MPU-6050) to 55–80 ms (BMI160, LSM6DS3) to give settled rates.
+        /// parts take tens of milliseconds to give settled rates (the MPU-6050's datasheet: 30 ms),
+        /// and 0.08 s leaves room for slower ones.
         public var gyroscopeStartup: Double = 0.08
         /// How long (s) a held device's reads must stay within `swayMargin` before it counts as
         /// lying: a hand's sway (0.1–0.5 Hz) swings past the margin at least once in 2 s.
