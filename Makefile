@@ -28,7 +28,7 @@ REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb package-test package-trixie-test package-install-test check format test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb source source-test package-test package-trixie-test package-install-test check format test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
@@ -41,6 +41,8 @@ help:
 	@echo "make soak    the long reliability run: ASan and TSan test suites, 300 s fuzzing, 1M abuse lines -> docs/reliability.md"
 	@echo "make bench   release build; corpus score table and detector throughput -> docs/benchmarks.md"
 	@echo "make deb     self-contained release build (Swift runtime linked in) -> dist/orientd_VERSION_ARCH.deb, checked by lintian"
+	@echo "make source  Debian source package (Swift packages vendored) -> dist/orientd_VERSION.dsc, checked by lintian"
+	@echo "make source-test   builds the source package offline with Debian sid's swiftlang, twice (byte-identical), then autopkgtest"
 	@echo "make deb ARCH=arm64   the same for Debian 13 arm64, cross-compiled here (scripts/cross/cross-deb; the first run sets up its roots)"
 	@echo "make test-arm64       installs the arm64 package in a Debian 13 arm64 root under qemu, runs it there, compares it with amd64's"
 	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
@@ -187,10 +189,23 @@ PACKAGE_OUT ?= $(STATIC_BUILD)/package
 # Full RELRO (-z relro -z now): what Debian's hardening flags would give, which swift build does not
 # read from LDFLAGS; the relocated data is made read-only once the loader is done with it.
 STATIC_LINK ?= -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+# REPRODUCIBLE=1 (debian/rules): the same source gives the same binaries whatever folder it is built
+# in. The folder is mapped to /usr/src/orientd in #file strings, debug information and the C targets'
+# objects; without incremental LLVM code generation no object hashes its own absolute path
+# (.swift_modhash); without clang module breadcrumbs the module cache's path stays out of the DWARF.
+REPRODUCIBLE_FLAGS = -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=/usr/src/orientd \
+	-Xcc -ffile-prefix-map=$(CURDIR)=/usr/src/orientd \
+	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen \
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+STATIC_FLAGS = -c release --static-swift-stdlib $(STATIC_LINK) $(if $(REPRODUCIBLE),$(REPRODUCIBLE_FLAGS)) \
+	--scratch-path $(STATIC_BUILD)
+# What release-static runs first: the deps target, which installs what is missing; debian/rules
+# empties it (a package build has its Build-Depends and must not install anything).
+BUILD_DEPS ?= deps
 ifeq ($(PREBUILT),)
-release-static: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientd
-	$(SWIFT) build -c release --static-swift-stdlib $(STATIC_LINK) --scratch-path $(STATIC_BUILD) --product orientctl
+release-static: $(BUILD_DEPS)
+	$(SWIFT) build $(STATIC_FLAGS) --product orientd
+	$(SWIFT) build $(STATIC_FLAGS) --product orientctl
 
 # Man pages and shell completions, written by the binaries themselves: orientd(8) and orientctl(1)
 # by swift-argument-parser's generate-manual from the commands' own help, orientd.toml(5) from the
@@ -249,11 +264,22 @@ ifneq ($(ARCH),$(HOST_ARCH))
 	scripts/cross/cross-deb $(ARCH)
 else
 	scripts/ensure-deps --package
-	dpkg-buildpackage -b -us -uc
+	dpkg-buildpackage -b -us -uc -P pkg.orientd.swift-toolchain
 	mkdir -p dist
 	mv ../orientd_$(VERSION)_$(ARCH).deb ../orientd_$(VERSION)_$(ARCH).buildinfo ../orientd_$(VERSION)_$(ARCH).changes dist/
 	lintian --fail-on error --info dist/orientd_$(VERSION)_$(ARCH).deb
 endif
+
+# The source package (dist/orientd_VERSION.dsc and its tarball, the Swift packages in vendor/), checked
+# by lintian; and its offline build by Debian's swiftlang in a clean sid root, twice (reproducible),
+# with autopkgtest (about 25 minutes; not part of make test).
+source:
+	scripts/ensure-deps --package
+	scripts/package/make-source
+
+source-test:
+	scripts/ensure-deps --package
+	scripts/package/test-source
 
 # The arm64 package installed and run in a Debian 13 arm64 root under qemu-user, and compared with
 # the amd64 package (about two minutes once the root exists; not part of make test).

@@ -1,5 +1,24 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+/// The Swift packages orientd builds on. A checkout resolves them from their repositories; the
+/// source package (`make source`) carries them in vendor/, one folder per package of Package.resolved
+/// (those below and what they use), because a distribution's build machine has no network. The
+/// folders are then the root's own dependencies by path, which SwiftPM lets override the packages'
+/// references to the same repositories (it warns of each "conflicting identity" and uses the folder).
+let repositoryDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+]
+let vendorFolder = Context.packageDirectory + "/vendor"
+let vendoredPackages = ((try? FileManager.default.contentsOfDirectory(atPath: vendorFolder)) ?? [])
+    .filter { FileManager.default.fileExists(atPath: vendorFolder + "/" + $0 + "/Package.swift") }
+let dependencies: [Package.Dependency] =
+    vendoredPackages.isEmpty
+    ? repositoryDependencies : vendoredPackages.sorted().map { .package(path: "vendor/" + $0) }
 
 let package = Package(
     name: "orientd",
@@ -10,12 +29,7 @@ let package = Package(
         .executable(name: "orientctl", targets: ["orientctl"]),
         .library(name: "OrientationClient", targets: ["OrientationClient"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-    ],
+    dependencies: dependencies,
     targets: [
         /// Pure values and state machines: orientation types, mount matrix, detector, resolver. Imports
         /// nothing but the standard library (and the C library for its maths).
