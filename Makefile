@@ -264,7 +264,7 @@ ifneq ($(ARCH),$(HOST_ARCH))
 	scripts/cross/cross-deb $(ARCH)
 else
 	scripts/ensure-deps --package
-	dpkg-buildpackage -b -us -uc -P pkg.orientd.toolchain
+	dpkg-buildpackage -b -us -uc --build-profiles=pkg.orientd.toolchain
 	mkdir -p dist
 	mv ../orientd_$(VERSION)_$(ARCH).deb ../orientd_$(VERSION)_$(ARCH).buildinfo ../orientd_$(VERSION)_$(ARCH).changes dist/
 	lintian --fail-on error --info dist/orientd_$(VERSION)_$(ARCH).deb
