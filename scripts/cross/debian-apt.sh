@@ -1,7 +1,7 @@
-# Sourced by scripts/cross/cross-build, cross-deb, debian-root and scripts/package/test-source (not run): the Debian archive this machine
-# uses, and apt on another release and architecture with lists and downloads of its own under
-# $cache, nothing of this machine's apt state touched. The archive may be a snapshot whose Release
-# files have expired: their dates are not checked.
+# Sourced by scripts/cross/cross-build, cross-deb, debian-root and scripts/package/test-source (not
+# run): the Debian archive this machine uses, and apt on another release and architecture with lists
+# and downloads of its own under $cache, nothing of this machine's apt state touched. The archive may
+# be a snapshot whose Release files have expired: their dates are not checked.
 mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
 mirror=${ORIENTD_DEBIAN_MIRROR:-${mirror:-http://deb.debian.org/debian}}
 
@@ -17,9 +17,9 @@ apt_for() {  # apt_for SUITE ARCH ARGS...   (downloads go to $cache/apt-SUITE-AR
 
 # The tree's source files, NUL-separated, relative to the repository's root (the current folder):
 # what git tracks, as it is in the work tree; in an unpacked source package (make source-test), which
-# has no git, every file but build output.
+# has no .git of its own (even when it lies inside another checkout), every file but build output.
 source_files() {
-  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if [[ -e .git ]]; then
     git ls-files -z
   else
     find . \( -path './.build*' -o -path ./dist -o -path ./debian/orientd -o -path ./debian/.debhelper \) -prune \
