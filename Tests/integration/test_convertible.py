@@ -184,15 +184,8 @@ class Convertible(TestbedCase):
         """A "Lid Switch" input device (SW_LID in capabilities/sw) whose node is umockdev's pty:
         EVIOCGSW answers `closed` through an ioctl record, and what the test writes to the pty's
         other end is what the daemon reads as input events."""
-        self.bed.bed.add_from_string(
-            "P: /devices/platform/PNP0C0D:00/input/input7/event7\nN: input/event7\n"
-            "E: DEVNAME=/dev/input/event7\nE: SUBSYSTEM=input\n\n"
-            "P: /devices/platform/PNP0C0D:00/input/input7\nE: SUBSYSTEM=input\nE: NAME=\"Lid Switch\"\n"
-            "A: name=Lid Switch\\n\nA: capabilities/sw=1\\n\n")
-        record = os.path.join(self.directory, "lid.ioctl")
-        with open(record, "w") as handle:
-            handle.write(f"@DEV /dev/input/event7\nEVIOCGSW(0) 8 {'01' if closed else '00'}00000000000000\n")
-        self.bed.bed.load_ioctl("/dev/input/event7", record)
+        self.bed.add_input_device(7, "platform/PNP0C0D:00", "Lid Switch", "sw=1",
+                                  [f"EVIOCGSW(0) 8 {'01' if closed else '00'}00000000000000"])
         return self.bed.bed.get_dev_fd("/dev/input/event7")
 
     def test_the_lid_switch_says_closed_or_folded_back(self):

@@ -156,15 +156,7 @@ class Kinds(KindsCase):
         client.next_event(lambda e: e["to"] == 9.0)
 
     def test_evdev_proximity_switch(self):
-        self.bed.bed.add_from_string(
-            "P: /devices/platform/prox/input/input9/event9\nN: input/event9\n"
-            "E: DEVNAME=/dev/input/event9\nE: SUBSYSTEM=input\n\n"
-            "P: /devices/platform/prox/input/input9\nE: SUBSYSTEM=input\nE: NAME=\"Proximity\"\n"
-            "A: name=Proximity\\n\nA: capabilities/sw=800\\n\n")
-        record = os.path.join(self.directory, "prox.ioctl")
-        with open(record, "w") as handle:
-            handle.write("@DEV /dev/input/event9\nEVIOCGSW(0) 8 0008000000000000\n")
-        self.bed.bed.load_ioctl("/dev/input/event9", record)
+        self.bed.add_input_device(9, "platform/prox", "Proximity", "sw=800", ["EVIOCGSW(0) 8 0008000000000000"])
         daemon, bus = self.serve_on_the_bus()
         self.assertEqual((bus.get("HasProximity"), bus.get("ProximityNear")), (True, False), "nothing read before a claim")
         client = self.client("proximity")

@@ -59,16 +59,8 @@ class Lifecycle(TestbedCase):
         self.bed.add_light(3, attributes={"in_illuminance_input": "120"})
         self.bed.add_proximity(4, raw=10, near_level=100)
         self.bed.add_buffered_channel(5, "rot_from_north_magnetic_tilt_comp", "magn_3d", scale="0.0001")
-        self.bed.bed.add_from_string(
-            "P: /devices/platform/PNP0C0D:00/input/input7/event7\nN: input/event7\n"
-            "E: DEVNAME=/dev/input/event7\nE: SUBSYSTEM=input\n\n"
-            "P: /devices/platform/PNP0C0D:00/input/input7\nE: SUBSYSTEM=input\nE: NAME=\"Lid Switch\"\n"
-            "A: name=Lid Switch\\n\nA: capabilities/sw=1\\n\n")
+        self.bed.add_input_device(7, "platform/PNP0C0D:00", "Lid Switch", "sw=1", ["EVIOCGSW(0) 8 0000000000000000"])
         self.directory = tempfile.mkdtemp(prefix="orientd-lifecycle-")
-        record = os.path.join(self.directory, "lid.ioctl")
-        with open(record, "w") as handle:
-            handle.write("@DEV /dev/input/event7\nEVIOCGSW(0) 8 0000000000000000\n")
-        self.bed.bed.load_ioctl("/dev/input/event7", record)
         self.bus = PrivateSystemBus()
         self.addCleanup(self.bus.stop)
 

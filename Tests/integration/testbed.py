@@ -253,29 +253,37 @@ class Testbed:
         """Adds /dev/input/eventN, an evdev accelerometer (ID_INPUT_ACCELEROMETER=1) whose EVIOCGABS
         answers `values` for ABS_X, ABS_Y and ABS_Z with `resolution` units per g (0: none given),
         through an umockdev ioctl record; returns the event device's sysfs path."""
-        extra = "".join(f"E: {key}={value}\n" for key, value in (properties or {}).items())
-        self.bed.add_from_string(
-            f"P: /devices/platform/{name}/input/input{number}/event{number}\nN: input/event{number}\n"
-            f"E: DEVNAME=/dev/input/event{number}\nE: SUBSYSTEM=input\nE: ID_INPUT=1\nE: ID_INPUT_ACCELEROMETER=1\n{extra}\n"
-            f"P: /devices/platform/{name}/input/input{number}\nE: SUBSYSTEM=input\nE: NAME=\"{name}\"\n"
-            f"E: ID_INPUT=1\nE: ID_INPUT_ACCELEROMETER=1\nA: name={name}\\n\nA: capabilities/abs=7\\n\n")
+        answers = [f"EVIOCGABS({axis}) 0 {struct.pack('<6i', value, -512, 512, 0, 0, resolution).hex().upper()}"
+                   for axis, value in enumerate(values)]
+        return self.add_input_device(number, f"platform/{name}", name, "abs=7", answers,
+                                     {"ID_INPUT": "1", "ID_INPUT_ACCELEROMETER": "1", **(properties or {})})
+
+    def add_input_device(self, number, parent, name, capabilities, ioctl_answers, properties=None):
+        """Adds /dev/input/eventN under /sys/devices/PARENT/input/inputN (NAME and `name` = `name`,
+        `capabilities` as "KIND=BITS", e.g. "sw=1"), answering ioctls by the lines of an umockdev
+        ioctl record (`ioctl_answers`); `properties` are udev properties of both nodes. Returns the
+        event device's sysfs path. No uevent is sent.
+        The ioctl record (the driver) is in place before the node appears, as with a kernel
+        driver: a daemon that enumerates meanwhile (it may, after a removal) must not open a node
+        umockdev has no ioctl socket for, as umockdev's preload then ends the process."""
         record = os.path.join(self.root, f"event{number}.ioctl")
         with open(record, "w") as handle:
-            handle.write(f"@DEV /dev/input/event{number}\n")
-            for axis, value in enumerate(values):
-                info = struct.pack("<6i", value, -512, 512, 0, 0, resolution)
-                handle.write(f"EVIOCGABS({axis}) 0 {info.hex().upper()}\n")
+            handle.write("".join(line + "\n" for line in [f"@DEV /dev/input/event{number}", *ioctl_answers]))
         self.bed.load_ioctl(f"/dev/input/event{number}", record)
-        return f"/sys/devices/platform/{name}/input/input{number}/event{number}"
+        udev = "".join(f"E: {key}={value}\n" for key, value in (properties or {}).items())
+        node = f"/devices/{parent}/input/input{number}"
+        self.bed.add_from_string(
+            f"P: {node}/event{number}\nN: input/event{number}\n"
+            f"E: DEVNAME=/dev/input/event{number}\nE: SUBSYSTEM=input\n{udev}\n"
+            f"P: {node}\nE: SUBSYSTEM=input\nE: NAME=\"{name}\"\n{udev}"
+            f"A: name={name}\\n\nA: capabilities/{capabilities}\\n\n")
+        return f"/sys{node}/event{number}"
 
     def add_motion_interrupt(self, number):
         """/dev/iio:deviceN answers IIO_GET_EVENT_FD_IOCTL with the read end of a pipe, as the kernel
         answers with its event descriptor; returns the pipe's (read, write) ends. The read end must
         be passed to the daemon under the same number (pass_fds): umockdev returns only a number.
         Events are written into the write end as struct iio_event_data records (`motion_event`)."""
-        node = os.path.join(self.root, "dev", f"iio:device{number}")
-        os.makedirs(os.path.dirname(node), exist_ok=True)
-        open(node, "w").close()
         read_end, write_end = os.pipe()
         handler = UMockdev.IoctlBase()
 
@@ -287,6 +295,9 @@ class Testbed:
             return True
         handler.connect("handle-ioctl", on_ioctl)
         self.bed.attach_ioctl(f"/dev/iio:device{number}", handler)
+        node = os.path.join(self.root, "dev", f"iio:device{number}")  # after its ioctl socket, as add_input_device
+        os.makedirs(os.path.dirname(node), exist_ok=True)
+        open(node, "a").close()
         self.ioctl_handlers = getattr(self, "ioctl_handlers", []) + [handler]  # kept alive with the testbed
         return read_end, write_end
 
