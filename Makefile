@@ -28,7 +28,7 @@ REPEAT      ?= 1
 # libFuzzer's driver without its main (orientd-fuzz has its own entry point), from the Swift toolchain.
 FUZZER_LIB  ?= $(firstword $(wildcard $(dir $(shell command -v swiftc))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 
-.PHONY: help deps test-deps build release release-static package-files generated-files test-arm64 install-package-files deb source source-test package-test package-trixie-test package-install-test check format test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
+.PHONY: help deps test-deps build release release-static package-binaries package-files generated-files test-arm64 install-package-files deb source source-test package-test package-trixie-test package-install-test check format test integration-test incumbent-suite fuzz soak demo bench clean install install-files uninstall
 
 help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
@@ -84,19 +84,24 @@ format:
 # Every phase prints a start line and its result and duration, and the run ends with a table of
 # them (scripts/test/run-phases); a failing phase names the command that runs it alone. The phases
 # call make by name, not $(MAKE): make -n test (scripts/test/test-build-deps) must only print them.
-# deps installs what testing and packaging need with one apt-get call; prepare builds while the
-# Debian 13 root is made (the first time on a machine) for build-deps and package to copy.
+# Three phases pair work that waits (apt, debootstrap, the umockdev suite) with a compiler
+# (scripts/test/side-by-side). deps installs what building needs; prepare runs the debug build while
+# apt installs the test and packaging tools (ensure-deps fetches the package lists once) and the
+# Debian 13 root is made (the first time on a machine) for build-deps and package to copy;
+# integration+binaries runs the umockdev suite beside the package's release build (which the package
+# phase's dpkg-buildpackage then finds done); fuzz+build-deps the fuzz build beside build-deps' apt in
+# a Debian 13 root.
 test:
 	@scripts/test/run-phases --title "make test" \
-		deps 'scripts/ensure-deps --test --package' \
-		prepare 'scripts/test/prepare' \
+		deps 'scripts/ensure-deps --build' \
+		prepare 'scripts/test/side-by-side --logs .build/prepare build "swift build --build-tests" \
+			tools "scripts/ensure-deps --test --package && scripts/cross/debian-root $$(dpkg --print-architecture) binutils"' \
 		check 'make --no-print-directory check' \
 		fuzz-seeds '.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request' \
 		hinge-corpus 'scripts/test/test-hinge-corpus' \
-		integration 'scripts/test/run-integration-tests' \
+		integration+binaries 'scripts/test/side-by-side integration scripts/test/run-integration-tests package-binaries "make package-binaries"' \
 		private-checkout 'scripts/test/test-private-checkout' \
-		build-deps 'scripts/test/test-build-deps' \
-		fuzz 'make --no-print-directory fuzz' \
+		fuzz+build-deps 'scripts/test/side-by-side fuzz "make --no-print-directory fuzz" build-deps scripts/test/test-build-deps' \
 		package 'make --no-print-directory package-test package-trixie-test'
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
@@ -223,6 +228,11 @@ package-files: release-static
 	rm -rf $(PACKAGE_OUT) && cp -r $(PREBUILT)/package $(PACKAGE_OUT)
 
 endif
+# The package's binaries as debian/rules builds them (its BUILD: no deps step, REPRODUCIBLE=1), so
+# that a package build after it finds them built; make test builds them beside the umockdev suite.
+package-binaries:
+	$(MAKE) --no-print-directory BUILD_DEPS= REPRODUCIBLE=1 release-static
+
 # Man pages and completions from the binaries in PACKAGE_BIN: any build of these sources, on any
 # architecture, writes the same ones.
 PACKAGE_BIN ?= $(STATIC_BUILD)/release
