@@ -89,8 +89,8 @@ format:
 # apt installs the test and packaging tools (ensure-deps fetches the package lists once) and the
 # Debian 13 root is made (the first time on a machine) for build-deps and package to copy;
 # integration+binaries runs the umockdev suite beside the package's release build (which the package
-# phase's dpkg-buildpackage then finds done); fuzz+build-deps the fuzz build beside build-deps' apt in
-# a Debian 13 root.
+# phase's dpkg-buildpackage then finds done); package+fuzz builds and tries the package (dpkg, xz,
+# lintian, apt in a Debian 13 root: one core's work) beside the fuzz build and run and build-deps.
 test:
 	@scripts/test/run-phases --title "make test" \
 		deps 'scripts/ensure-deps --build' \
@@ -101,8 +101,8 @@ test:
 		hinge-corpus 'scripts/test/test-hinge-corpus' \
 		integration+binaries 'scripts/test/side-by-side integration scripts/test/run-integration-tests package-binaries "make package-binaries"' \
 		private-checkout 'scripts/test/test-private-checkout' \
-		fuzz+build-deps 'scripts/test/side-by-side fuzz "make --no-print-directory fuzz" build-deps scripts/test/test-build-deps' \
-		package 'make --no-print-directory package-test package-trixie-test'
+		package+fuzz 'scripts/test/side-by-side package "make --no-print-directory package-test package-trixie-test" \
+			fuzz "make --no-print-directory fuzz" build-deps scripts/test/test-build-deps'
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
 # ThreadSanitizer, the integration tests against a daemon built with each, five minutes of fuzzing,
