@@ -100,11 +100,14 @@ public struct MountMatrix: Sendable, Hashable {
 
     /// The udev/sysfs text form, integers printed without a fraction.
     public var text: String {
-        rows.map { row in
-            [row.x, row.y, row.z].map { value in
-                value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
-            }.joined(separator: ", ")
-        }.joined(separator: "; ")
+        rows.map { row in [row.x, row.y, row.z].map(Self.text(of:)).joined(separator: ", ") }.joined(separator: "; ")
+    }
+
+    /// One element: an integer without a fraction, anything else as Swift prints a Double. (Written
+    /// out with its types: as one closure it took the type checker about 5 s.)
+    private static func text(of value: Double) -> String {
+        let isInteger: Bool = value == value.rounded() && abs(value) < 1e15
+        return isInteger ? String(Int(value)) : String(value)
     }
 }
 

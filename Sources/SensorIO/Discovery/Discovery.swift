@@ -61,8 +61,10 @@ public enum AccelerometerDiscovery {
         // One reading, as the poll loop converts it (a missing scale is 1, a missing offset 0).
         let raw = axes.compactMap { device?.attribute("in_accel_\($0)_raw").flatMap(Double.init) }
         if raw.count == 3 {
-            let converted = (0..<3).map { index in
-                (raw[index] + ((offset?[index]) ?? 0)) * ((scale?[index]) ?? 1)
+            let converted = (0..<3).map { (index: Int) -> Double in
+                let offsetOfAxis: Double = offset?[index] ?? 0
+                let scaleOfAxis: Double = scale?[index] ?? 1
+                return (raw[index] + offsetOfAxis) * scaleOfAxis
             }
             description.readingMagnitude = Vector3(converted[0], converted[1], converted[2]).magnitude
         }
