@@ -60,6 +60,7 @@ BEFORE_38 = 1.9
 SWAY_COUNTS = 17  # in a hand (§1b) the screen tilts by up to 1° (17 counts on z) …
 SWAY_HZ = 0.3  # … back and forth at this rate, a hand's slow sway
 INTERRUPT = "irq"  # the mode whose simulated sensor has a motion interrupt (orientd rests on it)
+IMU = "imu"  # the mode whose simulated sensor is an IMU: a gyroscope in the same device (issue 50), off at rest
 INTERRUPT_THRESHOLD = 50  # counts (0.05 g): the simulated interrupt's threshold against its reference …
 INTERRUPT_FOLLOW = 0.1  # … which follows the readings by this share per write (a high-pass filter of about 0.4 s)
 STEPS = int(os.environ.get("POWER_STEPS", "50"))  # per protocol and mode (POWER_STEPS: fewer, to try the bench)
@@ -77,7 +78,7 @@ def parse_mode(key):
     if key == "iio-sensor-proxy":
         return dict(server=key, rest_rate=None, front="dbus")
     _, rate, front = key.split(":")
-    if rate in (INTERRUPT, HELD_OFF):
+    if rate in (INTERRUPT, HELD_OFF, IMU):
         return dict(server="orientd", rest_rate=rate, front=front)
     return dict(server="orientd", rest_rate=float(rate) if "." in rate else int(rate), front=front)
 
@@ -88,6 +89,9 @@ def label(key):
         return "iio-sensor-proxy 3.0, D-Bus"
     if m["rest_rate"] == INTERRUPT:
         return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
+    if m["rest_rate"] == IMU:
+        return f"orientd adaptive (default), an IMU (its gyroscope in the same device), " + (
+            "D-Bus" if m["front"] == "dbus" else "socket")
     if m["rest_rate"] == HELD_OFF:
         return f"orientd adaptive, rest {BEFORE_38} Hz held or lying (`--rest-rate {BEFORE_38} --held-rate 0`, before issue 38), " + (
             "D-Bus" if m["front"] == "dbus" else "socket")
@@ -101,7 +105,7 @@ def label(key):
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
             "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25",
-            "--rest-rate", str(DEFAULT if rest_rate == INTERRUPT else BEFORE_38 if rest_rate == HELD_OFF else rest_rate)] + (
+            "--rest-rate", str(DEFAULT if rest_rate in (INTERRUPT, IMU) else BEFORE_38 if rest_rate == HELD_OFF else rest_rate)] + (
                 ["--held-rate", "0"] if rest_rate == HELD_OFF else [])
 
 
@@ -264,7 +268,10 @@ class Served:
                 time.sleep(0.05)
         else:
             self.client = self.socket = SocketClient(os.path.join(self.directory, "o.sock"))
-        self.reads = AccessLog({"accel": real_path(device.bed, device.path, "in_accel_x_raw")})
+        watched = {"accel": real_path(device.bed, device.path, "in_accel_x_raw")}
+        if device.gyro_files:
+            watched["gyro"] = real_path(device.bed, device.path, "in_anglvel_x_raw")
+        self.reads = AccessLog(watched)
 
     def changes(self):
         """(time, name) of every orientation change the client saw: orientd's device orientations
@@ -369,7 +376,7 @@ def rest(keys, seconds=REST, sway=False):
     noise = None
     try:
         for key in keys:
-            device = Device(interrupt=parse_mode(key)["rest_rate"] == INTERRUPT)
+            device = Device(interrupt=parse_mode(key)["rest_rate"] == INTERRUPT, gyroscope=parse_mode(key)["rest_rate"] == IMU)
             devices.append(device)
             runs[key] = Served(key, device)
         noise = Noise(devices, sway=sway)
@@ -386,6 +393,8 @@ def rest(keys, seconds=REST, sway=False):
             elapsed = time.monotonic() - before[key]["wall"]
             out[key]["split"] = switches_since(split[key], switches(run.process.pid), elapsed)
             out[key]["reads"] = (run.reads.mark()["accel"] - marks[key]["accel"]) / elapsed
+            if "gyro" in marks[key]:  # an IMU: its gyroscope's reads (none while the device rests)
+                out[key]["gyro_reads"] = (run.reads.mark()["gyro"] - marks[key]["gyro"]) / elapsed
             out[key]["interval"] = run.reads.interval("accel", marks[key])
             out[key]["rate"] = run.rate()
             out[key]["threads"] = sorted(set(thread_names(run.process.pid).values()))
@@ -652,10 +661,12 @@ def measure():
             json.dump(m, handle, default=str)
 
     part("rest", f"every mode at rest, claimed, {REST} s", rest,
-         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", DEFAULT, "socket"),
+         [mode_key("orientd", rate) for rate in RATES] + [mode_key("orientd", INTERRUPT), mode_key("orientd", IMU),
+                                                          mode_key("orientd", DEFAULT, "socket"),
                                                           mode_key("orientd", HELD_OFF, "socket"), peer])
     part("hand", f"at rest in a hand, claimed, {REST // 2} s", rest,
-         [mode_key("orientd", DEFAULT), mode_key("orientd", DEFAULT, "socket"), mode_key("orientd", HELD_OFF, "socket"), peer],
+         [mode_key("orientd", DEFAULT), mode_key("orientd", IMU), mode_key("orientd", DEFAULT, "socket"),
+          mode_key("orientd", HELD_OFF, "socket"), peer],
          REST // 2, True)
     step_keys = [mode_key("orientd", rate, "socket") for rate in RATES] + [mode_key("orientd", INTERRUPT, "socket"), mode_key("orientd", DEFAULT), peer]
     part("steps", f"step reaction, {len(step_keys)} modes side by side, {2 * STEPS} steps each", steps, step_keys)
@@ -691,6 +702,8 @@ def short(key):
         return "iio-sensor-proxy"
     if m["rest_rate"] == HELD_OFF:
         return f"{BEFORE_38} Hz held or lying"
+    if m["rest_rate"] == IMU:
+        return "IMU"
     return "fixed" if m["rest_rate"] == 0 else "interrupt" if m["rest_rate"] == INTERRUPT else f"{m['rest_rate']} Hz"
 
 
@@ -771,6 +784,12 @@ def section(m):
               f"({ra['wakeups']:.2f}/s, {ratio(ra['wakeups'], rp['wakeups'])} iio-sensor-proxy's {rp['wakeups']:.2f}/s), on the socket "
               f"{mark(rs['wakeups'] <= 2)} ({rs['wakeups']:.2f}/s); on a sensor with a motion interrupt (D-Bus) "
               f"{mark(resting[mode_key('orientd', INTERRUPT)]['wakeups'] <= 2)} ({resting[mode_key('orientd', INTERRUPT)]['wakeups']:.2f}/s).", ""]
+    imu = resting.get(mode_key("orientd", IMU))
+    if imu:  # issue 50: the gyroscope costs nothing at rest
+        lines += [f"An IMU (issue 50: `in_anglvel_{{x,y,z}}_raw` and `in_anglvel_scale` in the same device, rates 0 at rest): "
+                  f"its gyroscope read {imu['gyro_reads']:.2f} times a second at rest (target 0: it runs only while the device "
+                  f"moves) {mark(imu['gyro_reads'] == 0)}; the daemon's wake-ups {imu['wakeups']:.2f}/s against "
+                  f"{ra['wakeups']:.2f}/s on the accelerometer alone (target: unchanged, ≤ 2/s) {mark(imu['wakeups'] <= 2)}.", ""]
 
     # 1b. in a hand
     if hand:
@@ -787,6 +806,10 @@ def section(m):
                          f"{r['runtime_per_minute'] * 1000:.1f} ms | " + ("" if key == peer else ratio(r['wakeups'], hp['wakeups']))
                          + f" | {r['rate'] if r.get('rate') is not None else '–'} |")
         lines += [""]
+        held_imu = hand.get(mode_key("orientd", IMU))
+        if held_imu:
+            lines += [f"The IMU's gyroscope in a hand read {held_imu['gyro_reads']:.2f} times a second (a sway of 1° is no "
+                      f"motion: target 0) {mark(held_imu['gyro_reads'] == 0)}.", ""]
 
     # 2. steps
     lines += ["### 2. Reaction to a step", "",
