@@ -31,14 +31,17 @@ public struct DevicePose: Sendable, Hashable {
     }
 }
 
-/// One reading of a simulated session: monotonic seconds and the part's raw counts.
+/// One reading of a simulated session: monotonic seconds and the part's raw counts, with a
+/// gyroscope's reading (rad/s) when the session has one.
 public struct SimulatedReading: Sendable, Hashable {
     public var time: Double
     public var raw: Vector3
+    public var rotationRate: Vector3?
 
-    public init(time: Double, raw: Vector3) {
+    public init(time: Double, raw: Vector3, rotationRate: Vector3? = nil) {
         self.time = time
         self.raw = raw
+        self.rotationRate = rotationRate
     }
 }
 
@@ -100,6 +103,8 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
     /// The part as configured (its `scale` text and step).
     public let part: SimulatedAccelerometer
     private var sensor: SimulatedAccelerometer
+    /// The gyroscope beside the accelerometer (an IMU), if the session has one.
+    public private(set) var gyroscope: SimulatedGyroscope?
     private var random: SimulationRandom
     private var index = 0
     private var pose: DevicePose
@@ -109,7 +114,12 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
     /// A vehicle's manoeuvre: acceleration along the road and across it (m/s²) until a time.
     private var manoeuvre = (along: 0.0, across: 0.0, until: 0.0)
 
-    public init(_ scenario: Scenario, duration: Double? = nil, rate: Double = 25, seed: UInt64 = 1) {
+    /// `gyroscope`: an IMU, whose gyroscope (with a bias drawn for the seed) reads the turns of the
+    /// same attitude; the accelerations of walking, a vehicle or a tremor do not turn it.
+    public init(
+        _ scenario: Scenario, duration: Double? = nil, rate: Double = 25, seed: UInt64 = 1,
+        gyroscope: SimulatedGyroscope? = nil
+    ) {
         self.scenario = scenario
         self.duration = duration ?? (scenario == .still ? 3600 : 600)
         self.rate = rate
@@ -140,6 +150,10 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
         self.part = part
         sensor = part
         segment = .hold(pose, until: 1)
+        if var gyroscope {
+            gyroscope.drawBias(random: &random)
+            self.gyroscope = gyroscope
+        }
     }
 
     public mutating func next() -> SimulatedReading? {
@@ -148,12 +162,29 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
         index += 1
         let pose = attitude(at: time)
         let (down, across, along) = pose.frame()
+        // The rate that turns this attitude into the one a millisecond later: a world-fixed unit
+        // vector e, seen from the device, moves as de/dt = −ω × e, so ω = −½ Σ e × de/dt over an
+        // orthonormal set.
+        var rate: Vector3?
+        if let part = gyroscope {
+            let step = 0.001
+            let (down2, across2, along2) = attitude(at: time + step).frame()
+            var sum = Vector3.zero
+            for (e, later) in [(down, down2), (across, across2), (along, along2)] {
+                sum = sum + Self.cross(e, (1 / step) * (later - e))
+            }
+            rate = part.measure(-0.5 * sum, random: &random)
+        }
         var truth = standardGravity * down + disturbance(at: time, down: down, across: across, along: along)
         if case .turnsInPlane = scenario {
             // The stand holds the screen's plane: nothing moves the device along its normal.
             truth = Vector3(truth.x, truth.y, standardGravity * down.z)
         }
-        return SimulatedReading(time: time, raw: sensor.measure(truth, random: &random))
+        return SimulatedReading(time: time, raw: sensor.measure(truth, random: &random), rotationRate: rate)
+    }
+
+    private static func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
+        Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
     }
 
     // MARK: - Poses

@@ -67,6 +67,59 @@ struct FaultPolicySoakTests {
     }
 }
 
+/// The gyroscope's fault rules (``GyroscopeCheck``, issue 50) on working IMUs: the same sessions,
+/// with a gyroscope that reads the same turns (bias 0.5–3 °/s, noise, 16-bit steps), played through
+/// the fused pipeline. A frozen or an at-odds verdict would drop a working gyroscope.
+@Suite("Gyroscope fault rules on working IMUs: the soak")
+struct GyroscopeSoakTests {
+    /// Plays `readings` through the fused pipeline: the first failed verdict (time and words), and the
+    /// orientation changes made.
+    static func play(
+        _ readings: some Sequence<SimulatedReading>, countStep: Double
+    ) -> (
+        failure: String?, changes: Int
+    ) {
+        var pipeline = OrientationPipeline(mountMatrix: .identity)
+        var changes = 0
+        for reading in readings {
+            if pipeline.process(
+                time: reading.time, reading: countStep * reading.raw, rotationRate: reading.rotationRate)
+                != nil
+            {
+                changes += 1
+            }
+            if case .failed(let words) = pipeline.detector.gyroscopeVerdict {
+                return ("at \(reading.time) s: \(words)", changes)
+            }
+        }
+        return (nil, changes)
+    }
+
+    @Test("a working gyroscope is never judged failed", arguments: WorkingSensorSession.Scenario.soak)
+    func session(_ scenario: WorkingSensorSession.Scenario) throws {
+        let session = WorkingSensorSession(scenario, gyroscope: SimulatedGyroscope())
+        let bias = try #require(session.gyroscope?.bias.magnitude)
+        #expect(bias >= 0.5 * .pi / 180 && bias <= 3 * .pi / 180)
+        let (failure, changes) = Self.play(session, countStep: session.part.countStep)
+        #expect(failure == nil, "\(failure ?? "")")
+        switch scenario {
+        case .turnsInPlane: #expect(changes >= 395, "of 400 turns")
+        case .still: #expect(changes == 1)
+        default: #expect(changes >= 10)
+        }
+    }
+
+    @Test("the soak can fail: a gyroscope whose turns run backward (a wrong mount matrix) is judged at odds")
+    func backwardGyroscopeIsCaught() {
+        let session = WorkingSensorSession(.quantised(bits: 12), gyroscope: SimulatedGyroscope())
+        let backward = session.map { reading in
+            SimulatedReading(time: reading.time, raw: reading.raw, rotationRate: reading.rotationRate.map { -1 * $0 })
+        }
+        let (failure, _) = Self.play(backward, countStep: session.part.countStep)
+        #expect(failure?.contains("disagreed") == true, "\(failure ?? "no failure")")
+    }
+}
+
 extension WorkingSensorSession.Scenario: CustomTestStringConvertible {
     public var testDescription: String { description }
 }
