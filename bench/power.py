@@ -90,7 +90,7 @@ def label(key):
     if m["rest_rate"] == INTERRUPT:
         return "orientd adaptive, motion interrupt, " + ("D-Bus" if m["front"] == "dbus" else "socket")
     if m["rest_rate"] == IMU:
-        return f"orientd adaptive (default), an IMU (its gyroscope in the same device), " + (
+        return "orientd adaptive (default), an IMU (its gyroscope in the same device), " + (
             "D-Bus" if m["front"] == "dbus" else "socket")
     if m["rest_rate"] == HELD_OFF:
         return f"orientd adaptive, rest {BEFORE_38} Hz held or lying (`--rest-rate {BEFORE_38} --held-rate 0`, before issue 38), " + (
