@@ -185,6 +185,8 @@ struct ListSensorsCommand: AsyncParsableCommand {
             print("  sysfs         \(gyroscope.syspath)")
             print("  mount matrix  \(gyroscope.mountMatrix.text) (\(gyroscope.mountMatrixOrigin))")
             print("  scale         \(gyroscope.scale.map { "\($0)" }.joined(separator: ", ")) rad/s per unit")
+            let reading = gyroscope.bufferTrigger.map { "buffer in_anglvel_x, _y, _z, trigger \($0)" }
+            print("  reading       \(reading ?? "polled: in_anglvel_x_raw, _y_raw, _z_raw")")
         }
     }
 

@@ -229,13 +229,13 @@ struct DriverProbeTests {
 
     @Test("a gyroscope of its own: scale, offset and its matrix; an IMU's gyroscope is its accelerometer's")
     func gyroscope() throws {
-        let hub = DictionaryDevice(
-            "iio:device5",
-            attributes: [
-                "name": "gyro_3d", "in_anglvel_x_raw": "10", "in_anglvel_y_raw": "-20", "in_anglvel_z_raw": "30",
-                "in_anglvel_scale": "0.001", "in_anglvel_z_offset": "2",
-                "in_anglvel_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
-            ], properties: ["GYRO_MOUNT_MATRIX": "0, 1, 0; -1, 0, 0; 0, 0, 1"])
+        let attributes: [String: String?] = [
+            "name": "gyro_3d", "in_anglvel_x_raw": "10", "in_anglvel_y_raw": "-20", "in_anglvel_z_raw": "30",
+            "in_anglvel_scale": "0.001", "in_anglvel_z_offset": "2",
+            "in_anglvel_mount_matrix": "1, 0, 0; 0, 1, 0; 0, 0, 1",
+        ]
+        let properties = ["GYRO_MOUNT_MATRIX": "0, 1, 0; -1, 0, 0; 0, 0, 1"]
+        let hub = DictionaryDevice("iio:device5", attributes: attributes, properties: properties)
         guard case .gyroscope(let found)? = driver("iio-poll-gyro").probe(hub, context: noTriggers) else {
             Issue.record("not recognised")
             return
@@ -244,6 +244,24 @@ struct DriverProbeTests {
         #expect(found.mountMatrix == (try MountMatrix(parsing: "0, 1, 0; -1, 0, 0; 0, 0, 1")))
         #expect(found.rate(raw: [10, -20, 30]) == Vector3(0.01, -0.02, 0.032))
         #expect(found.paths.last == "/sys/devices/test/iio:device5/in_anglvel_z_raw")
+        #expect(found.bufferTrigger == nil, "no scan elements: polled")
+        // With its channels as scan elements and its trigger (gyro_3d-dev5), it is read from its buffer;
+        // without a trigger to pace it, polled.
+        let scanned = DictionaryDevice(
+            "iio:device5",
+            attributes: attributes.merging(["x", "y", "z"].map { ("scan_elements/in_anglvel_\($0)_en", "0") }) { $1 },
+            properties: properties)
+        guard
+            case .gyroscope(let buffered)? = driver("iio-poll-gyro").probe(
+                scanned, context: DriverContext(triggers: ["accel_3d-dev4", "gyro_3d-dev5"]))
+        else {
+            Issue.record("not recognised with scan elements")
+            return
+        }
+        #expect(buffered.bufferTrigger == "gyro_3d-dev5")
+        if case .gyroscope(let unpaced)? = driver("iio-poll-gyro").probe(scanned, context: noTriggers) {
+            #expect(unpaced.bufferTrigger == nil)
+        }
         let imu = DictionaryDevice(
             "iio:device0",
             attributes: [

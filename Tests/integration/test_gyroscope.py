@@ -192,6 +192,7 @@ class GyroscopeOfItsOwn(ServingCase):
         self.assertEqual(gyroscope["mountMatrixOrigin"], "sysfs in_anglvel_mount_matrix")
         text = orientd(self.bed, "list-sensors").stdout
         self.assertIn("iio:device1  gyro_3d: gyroscope  ← read with the accelerometer while the device moves", text)
+        self.assertIn("reading       polled: in_anglvel_x_raw, _y_raw, _z_raw", text)
 
     def test_it_is_read_only_while_the_device_moves_and_its_removal_is_said(self):
         accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
@@ -209,6 +210,56 @@ class GyroscopeOfItsOwn(ServingCase):
         self.bed.remove(gyroscope_path)
         daemon.wait_for(lambda d: d.stderr_contains("no gyroscope of its own: iio:device1 (gyro_3d) was removed"),
                         what="the removal")
+
+    def test_an_hid_gyroscope_is_read_from_its_buffer_not_its_raw_attributes(self):
+        """An HID hub answers each raw read with a request to the hub: its gyro_3d, whose three
+        channels are scan elements with a trigger, is read from the buffer while the device moves,
+        and the buffer is switched off again at rest."""
+        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n", "buffer/length", "1\n",
+                      "buffer/enable", "0\n", "trigger/current_trigger", "\n",
+                      "scan_elements/in_timestamp_en", "0\n", "scan_elements/in_timestamp_index", "3\n",
+                      "scan_elements/in_timestamp_type", "le:s64/64>>0\n"]
+        for index, (axis, value) in enumerate(zip("xyz", GYRO_RAW)):
+            attributes += [f"in_anglvel_{axis}_raw", f"{value}\n", f"scan_elements/in_anglvel_{axis}_en", "0\n",
+                           f"scan_elements/in_anglvel_{axis}_index", f"{index}\n",
+                           f"scan_elements/in_anglvel_{axis}_type", "le:s16/16>>0\n"]
+        path = self.bed.bed.add_device("iio", "iio:device1", None, attributes, ["DEVNAME", "/dev/iio:device1"])
+        self.bed.make_buffer_node(1)
+        self.bed.bed.add_device("iio", "trigger1", None, ["name", "gyro_3d-dev1\n"], [])
+        raw_reads = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(raw_reads.close)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device", "motion"], rate=25)["ok"])
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope: iio:device1 (gyro_3d)"), what="the gyroscope found")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "1", what="its buffer enabled")
+        self.assertEqual(self.bed.attribute(path, "trigger/current_trigger"), "gyro_3d-dev1")
+        self.assertIn("reading       buffer in_anglvel_x, _y, _z, trigger gyro_3d-dev1",
+                      orientd(self.bed, "list-sensors").stdout)
+        turned = (100, -200, 300)
+
+        def scan_written():
+            try:
+                fd = os.open(self.bed.fifos[1], os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader for an instant
+                return
+            try:
+                os.write(fd, struct.pack("<hhhhq", *turned, 0, time.monotonic_ns()))
+            finally:
+                os.close(fd)
+
+        def turning(event):
+            scan_written()
+            rate = event.get("rotationRate") if event["topic"] == "motion" else None
+            return rate is not None and abs(rate[2] - 0.3) < 0.03
+        event = client.next_event(turning)
+        for measured, expected in zip(event["rotationRate"], (0.1, -0.2, 0.3)):
+            self.assertAlmostEqual(measured, expected, delta=0.03)
+        self.assertEqual(raw_reads.count(0.5), 0, "its raw attributes are not read")
+        # Without the motion subscriber the device comes to rest, and the buffer is switched off.
+        self.assertTrue(client.request("unsubscribe", topics=["motion"])["ok"])
+        self.bed.set_raw(accelerometer, 0, -1000, 1)
+        daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="its buffer off at rest")
 
 
 class GyroscopeOnTheBus(TestbedCase):

@@ -1,12 +1,17 @@
+import NIOConcurrencyHelpers
 import OrientationCore
 import SensorCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A gyroscope in a device of its own (``IIOGyroscopeDriver``: an HID sensor hub's `gyro_3d`, a
 /// gyroscope chip of its own), found through udev and watched like every sensor
 /// (``WatchedSensorSource``: plugged in or removed, it is said), and read while sampled, which the
 /// daemon asks only while the device moves: every `interval` seconds (the accelerometer's rate),
-/// its three `raw` attributes. The readings of its first ``SamplingPace/Settings/gyroscopeStartup``
-/// seconds are discarded, as a gyroscope's datasheet asks after it is switched on.
+/// its three `raw` attributes, or its buffer (an HID hub's `gyro_3d`). The readings of its first
+/// ``SamplingPace/Settings/gyroscopeStartup`` seconds are discarded, as a gyroscope's datasheet asks
+/// after it is switched on.
 public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
     private let watched: WatchedSensorSource<GyroscopeDevice, GyroscopeEvent>
     public var outlet: EventOutlet<GyroscopeEvent> { watched.outlet }
@@ -31,7 +36,11 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
                         name: "\(device.deviceID) (\(device.name)), \(matrix)", mountMatrix: device.mountMatrix)
                 },
                 unavailable: { .unavailable(reason: $0) },
-                read: { device, _, emit, _ in GyroscopePoller(device: device, interval: interval, emit: emit) }))
+                read: { device, _, emit, lost in
+                    device.bufferTrigger == nil
+                        ? GyroscopePoller(device: device, interval: interval, emit: emit) as any SensorReader
+                        : GyroscopeBufferReader(device: device, emit: emit, lost: lost)
+                }))
     }
 
     public func start() throws(SensorStartError) { try watched.start() }
@@ -84,5 +93,93 @@ final class GyroscopePoller: SensorReader, Sendable {
     func stop() {
         stopper.signal()
         thread.join()
+    }
+}
+
+/// Reads a gyroscope's buffer (`in_anglvel_{x,y,z}` and the timestamp, paced by its trigger) on a
+/// thread of its own while sampled: the buffer is enabled when reading starts and destroyed (capture
+/// stopped, the sensor powered down) by ``stop()``. Samples of the first
+/// ``SamplingPace/Settings/gyroscopeStartup`` seconds are dropped. A refill that times out is normal
+/// (an HID hub reports on change); a device that vanishes (ENODEV) ends the reader through `lost`;
+/// other errors are said once per episode.
+final class GyroscopeBufferReader: SensorReader, Sendable {
+    /// The buffer, so that ``stop()`` can cancel a blocked refill.
+    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
+    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
+
+    init(
+        device: GyroscopeDevice, emit: @escaping @Sendable (GyroscopeEvent) -> Void,
+        lost: @escaping @Sendable (String) -> Void
+    ) {
+        let opened: (IIOBuffer, [IIOChannel])
+        do throws(IIOError) {
+            let context = try IIOContext.local()
+            guard let iio = context.device(device.deviceID) else {
+                throw IIOError("iio_context_find_device(\(device.deviceID))", code: ENODEV)
+            }
+            let channels = ["x", "y", "z"].compactMap { axis in
+                iio.channels.first { !$0.isOutput && $0.sysfsName == "anglvel_\(axis)" && $0.isScanElement }
+            }
+            guard channels.count == 3 else {
+                throw IIOError("iio_device_find_channel(\(device.deviceID) anglvel_x, _y, _z)", code: ENOENT)
+            }
+            let (buffer, _, _) = try IIOAcquisition.openBuffer(
+                device: iio, channels: channels, context: context, trigger: device.bufferTrigger)
+            opened = (buffer, channels)
+        } catch {
+            emit(.lost(reason: "\(device.deviceID): \(error.description)"))
+            lost(error.description)
+            return
+        }
+        control.withLockedValue { $0.buffer = opened.0 }
+        let worker = WorkerThread.start(name: "orientd-gyro") { [self] in
+            if let reason = run(device: device, buffer: opened.0, channels: opened.1, emit: emit) { lost(reason) }
+            control.withLockedValue { $0.buffer = nil }
+        }
+        thread.withLockedValue { $0 = worker }
+    }
+
+    func stop() {
+        control.withLockedValue { state in
+            state.stopping = true
+            state.buffer?.cancel()
+        }
+        thread.withLockedValue { $0 }?.join()
+        thread.withLockedValue { $0 = nil }
+    }
+
+    private var stopping: Bool { control.withLockedValue { $0.stopping } }
+
+    /// Refills until stopped; returns why the device is lost, if it is.
+    private func run(
+        device: GyroscopeDevice, buffer: IIOBuffer, channels: [IIOChannel],
+        emit: @Sendable (GyroscopeEvent) -> Void
+    ) -> String? {
+        let usedFrom = MonotonicClock.now() + SamplingPace.Settings().gyroscopeStartup
+        var failing = false
+        while !stopping {
+            do {
+                _ = try buffer.refill()
+            } catch {
+                if stopping { break }
+                if error.meansDeviceGone { return error.description }
+                if error.code == ETIMEDOUT { continue }
+                if !failing { emit(.lost(reason: "\(device.deviceID): buffer: \(error.errnoDescription)")) }
+                failing = true
+                usleep(200_000)  // an error that repeats at once must not spin
+                continue
+            }
+            failing = false
+            let now = MonotonicClock.now()
+            guard now >= usedFrom else { continue }
+            // The latest scan of each axis (a refill holds one scan, or a few after a late wake-up).
+            let raw = channels.compactMap { channel -> Double? in
+                var last: Int64?
+                buffer.forEachSample(of: channel) { last = channel.decode($0) }
+                return last.map(Double.init)
+            }
+            if raw.count == 3 { emit(.rate(time: now, rate: device.rate(raw: raw))) }
+        }
+        return nil
     }
 }

@@ -4,7 +4,10 @@ import SensorCore
 /// A gyroscope in a device of its own: an IIO device with `in_anglvel_{x,y,z}_raw` and no
 /// accelerometer channels (an IMU's gyroscope is read with its accelerometer instead): an HID sensor
 /// hub's `gyro_3d` on convertibles and Windows tablets, a gyroscope chip of its own. Read with the
-/// display's accelerometer while the device moves (``UdevGyroscopeSource``).
+/// display's accelerometer while the device moves (``UdevGyroscopeSource``): through its buffer when
+/// the three channels are scan elements and a trigger paces them (an HID hub answers each `raw` read
+/// with a request to the hub, so its sensors are read from their buffers, as its accelerometer is),
+/// else by its `raw` attributes.
 struct IIOGyroscopeDriver: SensorDriver {
     let name = "iio-poll-gyro"
     let target = DriverTarget.gyroscope
@@ -36,9 +39,18 @@ struct IIOGyroscopeDriver: SensorDriver {
                 break
             }
         }
+        let name = device.attribute("name") ?? device.sysname
+        var trigger: String?
+        if axes.allSatisfy({ device.hasAttribute("scan_elements/in_anglvel_\($0)_en") }) {
+            let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
+            trigger =
+                current
+                ?? AccelerometerDiscovery.triggerName(
+                    for: name, number: SensorDrivers.iioNumber(device.sysname), among: context.triggers)
+        }
         return .gyroscope(
             GyroscopeDevice(
-                deviceID: device.sysname, name: device.attribute("name") ?? device.sysname, syspath: device.syspath,
+                deviceID: device.sysname, name: name, syspath: device.syspath, bufferTrigger: trigger,
                 paths: axes.map { device.syspath + "/in_anglvel_\($0)_raw" },
                 scale: axes.map { number($0, "scale") ?? 1 }, offset: axes.map { number($0, "offset") ?? 0 },
                 mountMatrix: matrix, mountMatrixOrigin: origin))
@@ -59,6 +71,8 @@ public struct GyroscopeDevice: Sendable, Hashable, Encodable {
     public var deviceID: String
     public var name: String
     public var syspath: String
+    /// The trigger that paces its buffer, when it is read through the buffer; nil: polled.
+    public var bufferTrigger: String?
     /// The three `raw` attributes, x, y, z.
     public var paths: [String]
     /// rad/s per unit, and units added before scaling, per axis.
