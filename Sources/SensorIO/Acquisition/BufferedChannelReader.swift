@@ -18,10 +18,7 @@ final class BufferedChannelReader: SensorReader, Sendable {
     private let device: String
     private let conversion: any BufferConversion
     private let emit: @Sendable (KindSensorEvent) -> Void
-    /// The buffer, so that ``stop()`` can cancel a blocked refill; a pthread lock (see IIOAcquisition).
-    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
-    /// Set once the buffer is open (the channel moves to the thread with it).
-    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
+    private let capture = BufferCapture()
 
     init(
         deviceID: String, channel channelID: String, trigger: String?, conversion: any BufferConversion,
@@ -38,24 +35,12 @@ final class BufferedChannelReader: SensorReader, Sendable {
             lost(error.description)
             return
         }
-        control.withLockedValue { $0.buffer = opened.0 }
-        let worker = WorkerThread.start(name: conversion.readerName) { [self] in
-            if let reason = run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset) {
-                lost(reason)
-            }
-            control.withLockedValue { $0.buffer = nil }
+        capture.start(name: conversion.readerName, buffer: opened.0, lost: lost) { [self] in
+            run(buffer: opened.0, channel: opened.1, scale: opened.scale, offset: opened.offset)
         }
-        thread.withLockedValue { $0 = worker }
     }
 
-    func stop() {
-        control.withLockedValue { state in
-            state.stopping = true
-            state.buffer?.cancel()
-        }
-        thread.withLockedValue { $0 }?.join()
-        thread.withLockedValue { $0 = nil }
-    }
+    func stop() { capture.stop() }
 
     private static func open(
         deviceID: String, channelID: String, trigger: String?
@@ -80,31 +65,17 @@ final class BufferedChannelReader: SensorReader, Sendable {
         return (buffer, channel, scale, number("offset") ?? 0)
     }
 
-    private var stopping: Bool { control.withLockedValue { $0.stopping } }
-
     /// Refills until stopped; returns why the device is lost, if it is.
     private func run(buffer: IIOBuffer, channel: IIOChannel, scale: Double, offset: Double) -> String? {
         var faults = FaultTracker()
-        while !stopping {
-            do {
-                _ = try buffer.refill()
-            } catch {
-                if stopping { break }
-                if error.meansDeviceGone { return error.description }
-                if error.code == ETIMEDOUT { continue }  // it reports on change only
-                if faults.fault(.readFailed) {
-                    emit(
-                        .fault(
-                            SensorFault(kind: .readFailed, device: device, detail: "buffer: \(error.errnoDescription)"))
-                    )
-                }
-                usleep(200_000)  // an error that repeats at once must not spin
-                continue
+        return capture.refillUntilStopped(buffer) { error in
+            if faults.fault(.readFailed) {
+                emit(
+                    .fault(SensorFault(kind: .readFailed, device: device, detail: "buffer: \(error.errnoDescription)")))
             }
+        } filled: {
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device)) }
-            var last: Int64?
-            buffer.forEachSample(of: channel) { last = channel.decode($0) }
-            guard let last else { continue }
+            guard let last = buffer.lastSample(of: channel) else { return }
             switch Self.reading(Double(last), scale: scale, offset: offset, conversion: conversion) {
             case .success(let reading):
                 if faults.success(.badValue) { emit(.recovered(.badValue, device: device)) }
@@ -117,7 +88,6 @@ final class BufferedChannelReader: SensorReader, Sendable {
                 }
             }
         }
-        return nil
     }
 
     /// A buffered value as a reading, or what is wrong with it: `(value + offset) × scale`, then the
@@ -128,5 +98,71 @@ final class BufferedChannelReader: SensorReader, Sendable {
         let converted = (value + offset) * scale
         guard converted.isFinite else { return .failure(ValueProblem("\(value) gives \(converted)")) }
         return conversion.reading(converted, raw: value)
+    }
+}
+
+/// The thread that refills a buffer, and its stop: ``stop()`` cancels a refill that blocks and joins
+/// the thread. Shared by the readers of buffers of their own (``BufferedChannelReader``,
+/// ``GyroscopeBufferReader``).
+final class BufferCapture: Sendable {
+    /// The buffer, so that ``stop()`` can cancel a blocked refill; a pthread lock (see IIOAcquisition).
+    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
+    /// Set once the buffer is open (its channels move to the thread with it).
+    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
+
+    var stopping: Bool { control.withLockedValue { $0.stopping } }
+
+    /// Runs `refillUntilStopped` on a thread named `name` (it owns what it captures: the buffer and its
+    /// channels move to the thread); what it returns (why the device is lost) goes to `lost`.
+    func start(
+        name: String, buffer: IIOBuffer, lost: @escaping @Sendable (String) -> Void,
+        owning refillUntilStopped: sending @escaping () -> String?
+    ) {
+        control.withLockedValue { $0.buffer = buffer }
+        let worker = WorkerThread.start(name: name) { [self, refillUntilStopped] in
+            if let reason = refillUntilStopped() { lost(reason) }
+            control.withLockedValue { $0.buffer = nil }
+        }
+        thread.withLockedValue { $0 = worker }
+    }
+
+    /// Refills `buffer` until stopped: `filled` after each refill, `failed` after an error other than
+    /// a timeout (a sensor that reports on change only is silent) or the device's end, which is
+    /// returned (why the device is lost); nil once stopped.
+    func refillUntilStopped(
+        _ buffer: IIOBuffer, failed: (IIOError) -> Void, filled: () -> Void
+    ) -> String? {
+        while !stopping {
+            do {
+                _ = try buffer.refill()
+            } catch {
+                if stopping { break }
+                if error.meansDeviceGone { return error.description }
+                if error.code == ETIMEDOUT { continue }
+                failed(error)
+                usleep(200_000)  // an error that repeats at once must not spin
+                continue
+            }
+            filled()
+        }
+        return nil
+    }
+
+    func stop() {
+        control.withLockedValue { state in
+            state.stopping = true
+            state.buffer?.cancel()
+        }
+        thread.withLockedValue { $0 }?.join()
+        thread.withLockedValue { $0 = nil }
+    }
+}
+
+extension IIOBuffer {
+    /// The channel's value in the last scan of this fill, if the fill holds one.
+    func lastSample(of channel: IIOChannel) -> Int64? {
+        var last: Int64?
+        forEachSample(of: channel) { last = channel.decode($0) }
+        return last
     }
 }

@@ -103,9 +103,7 @@ final class GyroscopePoller: SensorReader, Sendable {
 /// (an HID hub reports on change); a device that vanishes (ENODEV) ends the reader through `lost`;
 /// other errors are said once per episode.
 final class GyroscopeBufferReader: SensorReader, Sendable {
-    /// The buffer, so that ``stop()`` can cancel a blocked refill.
-    private let control = NIOLockedValueBox((stopping: false, buffer: IIOBuffer?.none))
-    private let thread = NIOLockedValueBox<WorkerThread?>(nil)
+    private let capture = BufferCapture()
 
     init(
         device: GyroscopeDevice, emit: @escaping @Sendable (GyroscopeEvent) -> Void,
@@ -131,24 +129,12 @@ final class GyroscopeBufferReader: SensorReader, Sendable {
             lost(error.description)
             return
         }
-        control.withLockedValue { $0.buffer = opened.0 }
-        let worker = WorkerThread.start(name: "orientd-gyro") { [self] in
-            if let reason = run(device: device, buffer: opened.0, channels: opened.1, emit: emit) { lost(reason) }
-            control.withLockedValue { $0.buffer = nil }
+        capture.start(name: "orientd-gyro", buffer: opened.0, lost: lost) { [self] in
+            run(device: device, buffer: opened.0, channels: opened.1, emit: emit)
         }
-        thread.withLockedValue { $0 = worker }
     }
 
-    func stop() {
-        control.withLockedValue { state in
-            state.stopping = true
-            state.buffer?.cancel()
-        }
-        thread.withLockedValue { $0 }?.join()
-        thread.withLockedValue { $0 = nil }
-    }
-
-    private var stopping: Bool { control.withLockedValue { $0.stopping } }
+    func stop() { capture.stop() }
 
     /// Refills until stopped; returns why the device is lost, if it is.
     private func run(
@@ -157,29 +143,16 @@ final class GyroscopeBufferReader: SensorReader, Sendable {
     ) -> String? {
         let usedFrom = MonotonicClock.now() + SamplingPace.Settings().gyroscopeStartup
         var failing = false
-        while !stopping {
-            do {
-                _ = try buffer.refill()
-            } catch {
-                if stopping { break }
-                if error.meansDeviceGone { return error.description }
-                if error.code == ETIMEDOUT { continue }
-                if !failing { emit(.lost(reason: "\(device.deviceID): buffer: \(error.errnoDescription)")) }
-                failing = true
-                usleep(200_000)  // an error that repeats at once must not spin
-                continue
-            }
+        return capture.refillUntilStopped(buffer) { error in
+            if !failing { emit(.lost(reason: "\(device.deviceID): buffer: \(error.errnoDescription)")) }
+            failing = true
+        } filled: {
             failing = false
             let now = MonotonicClock.now()
-            guard now >= usedFrom else { continue }
+            guard now >= usedFrom else { return }
             // The latest scan of each axis (a refill holds one scan, or a few after a late wake-up).
-            let raw = channels.compactMap { channel -> Double? in
-                var last: Int64?
-                buffer.forEachSample(of: channel) { last = channel.decode($0) }
-                return last.map(Double.init)
-            }
+            let raw = channels.compactMap { buffer.lastSample(of: $0).map(Double.init) }
             if raw.count == 3 { emit(.rate(time: now, rate: device.rate(raw: raw))) }
         }
-        return nil
     }
 }
