@@ -24,11 +24,12 @@ public struct DevicePose: Sendable, Hashable {
         let a = angle * .pi / 180, t = tilt * .pi / 180
         let down = Vector3(-sin(a) * cos(t), -cos(a) * cos(t), -sin(t))
         let across = Vector3(cos(a), -sin(a), 0)
-        let along = Vector3(
-            down.y * across.z - down.z * across.y, down.z * across.x - down.x * across.z,
-            down.x * across.y - down.y * across.x)
-        return (down, across, along)
+        return (down, across, cross(down, across))
     }
+}
+
+private func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
+    Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
 /// One reading of a simulated session: monotonic seconds and the part's raw counts, with a
@@ -171,7 +172,7 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
             let (down2, across2, along2) = attitude(at: time + step).frame()
             var sum = Vector3.zero
             for (e, later) in [(down, down2), (across, across2), (along, along2)] {
-                sum = sum + Self.cross(e, (1 / step) * (later - e))
+                sum = sum + cross(e, (1 / step) * (later - e))
             }
             rate = part.measure(-0.5 * sum, random: &random)
         }
@@ -181,10 +182,6 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
             truth = Vector3(truth.x, truth.y, standardGravity * down.z)
         }
         return SimulatedReading(time: time, raw: sensor.measure(truth, random: &random), rotationRate: rate)
-    }
-
-    private static func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
-        Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
     }
 
     // MARK: - Poses

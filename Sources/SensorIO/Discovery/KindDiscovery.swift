@@ -75,10 +75,7 @@ public enum KindDiscovery {
     ) -> KindCandidate? {
         guard device.hasAttribute("scan_elements/in_\(channel)_en") else { return nil }
         let name = device.attribute("name") ?? device.sysname
-        let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
-        let trigger =
-            current
-            ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
+        let trigger = bufferTrigger(of: device, name: name, among: triggers)
         var description = KindSensorDescription(
             kind: kind, identifier: device.sysname, name: name, acquisition: .iioBuffer, sysfsPath: device.syspath,
             unit: lightUnit,
@@ -97,4 +94,11 @@ public enum KindDiscovery {
     }
 
     static func deviceNumber(_ sysname: String) -> Int { SensorDrivers.iioNumber(sysname) }
+
+    /// The trigger that paces a device's buffer of its own (an HID hub's sensors): the one set in
+    /// `trigger/current_trigger`, else the one its driver registers (`NAME-devN`, `NAME-trigger`).
+    static func bufferTrigger(of device: some SensorDevice, name: String, among triggers: [String]) -> String? {
+        device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
+            ?? AccelerometerDiscovery.triggerName(for: name, number: deviceNumber(device.sysname), among: triggers)
+    }
 }

@@ -40,14 +40,8 @@ struct IIOGyroscopeDriver: SensorDriver {
             }
         }
         let name = device.attribute("name") ?? device.sysname
-        var trigger: String?
-        if axes.allSatisfy({ device.hasAttribute("scan_elements/in_anglvel_\($0)_en") }) {
-            let current = device.attribute("trigger/current_trigger").flatMap { $0.isEmpty || $0 == "NULL" ? nil : $0 }
-            trigger =
-                current
-                ?? AccelerometerDiscovery.triggerName(
-                    for: name, number: SensorDrivers.iioNumber(device.sysname), among: context.triggers)
-        }
+        let scanned = axes.allSatisfy { device.hasAttribute("scan_elements/in_anglvel_\($0)_en") }
+        let trigger = scanned ? KindDiscovery.bufferTrigger(of: device, name: name, among: context.triggers) : nil
         return .gyroscope(
             GyroscopeDevice(
                 deviceID: device.sysname, name: name, syspath: device.syspath, bufferTrigger: trigger,
