@@ -47,6 +47,29 @@ struct DetectorDwellTests {
         #expect(simulator.reported == [.portrait])
     }
 
+    /// Walking, turned from portrait to 150° (30° short of upside down) over 0.9 s, then held there.
+    static func walkedThroughLandscape(_ configuration: DetectorConfiguration) -> [DeviceOrientation] {
+        var simulator = PoseSimulator(configuration: configuration, rate: 50)
+        Self.walk(&simulator, Pose(angle: 0, tilt: 10), for: 2)
+        for step in 1...45 { Self.walk(&simulator, Pose(angle: 150 * Double(step) / 45, tilt: 10), for: 0.02) }
+        Self.walk(&simulator, Pose(angle: 150, tilt: 10), for: 3)
+        return simulator.reported
+    }
+
+    @Test("walking, a turn through landscape to 30° short of upside down never shows landscape on the way")
+    func walkingTurnPassesThrough() {
+        // 167°/s: the low-passed direction spends about half a second in landscapeLeft's sector past the
+        // moving line, but it runs ahead of its mean there, so the moving dwell does not take it.
+        #expect(Self.walkedThroughLandscape(DetectorConfiguration()) == [.portrait, .portraitUpsideDown])
+    }
+
+    @Test("without the moving dwell's spread (180°) the same turn shows landscape for an instant")
+    func walkingTurnWithoutSpread() {
+        var configuration = DetectorConfiguration()
+        configuration.dwellMovingSpread = 180
+        #expect(Self.walkedThroughLandscape(configuration) == [.portrait, .landscapeLeft, .portraitUpsideDown])
+    }
+
     @Test("without the dwell rule (margins at the band's 45°) a pose held 30° off landscape stays portrait")
     func withoutDwellRule() {
         var configuration = DetectorConfiguration()

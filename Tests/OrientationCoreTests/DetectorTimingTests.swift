@@ -56,6 +56,37 @@ struct DetectorTimingTests {
         #expect(change.time - stepTime >= DetectorConfiguration().faceRestWindow - 1e-9)
     }
 
+    /// Laid screen down at 50 Hz: turned from portrait over 0.6 s to `pose`, where the landing's
+    /// impact gives the first sample `jolt` times gravity's length, tilted `turned` degrees more; then
+    /// held.
+    /// Returns the time from that sample to the change to `pose`'s orientation.
+    static func landing(on pose: Pose, jolt: Double, turned: Double = 0) throws -> Double {
+        var simulator = PoseSimulator(rate: 50)
+        simulator.hold(Pose(angle: 0, tilt: 20), for: 1)
+        simulator.turn(from: Pose(angle: 0, tilt: 20), to: pose, over: 0.6)
+        let landed = simulator.time
+        simulator.feed(jolt * Pose(angle: pose.angle, tilt: pose.tilt + turned).reading())
+        simulator.hold(pose, for: 1)
+        let change = try #require(simulator.changes.last)
+        #expect(simulator.reported.count == 2, "\(simulator.reported)")
+        return change.time - landed
+    }
+
+    @Test("laid face down, a landing's jolt along gravity (1.36 g for one sample) does not restart the rest")
+    func landingJoltOnFace() throws {
+        let faceRestWindow = DetectorConfiguration().faceRestWindow
+        #expect(try Self.landing(on: Pose(angle: 0, tilt: -88), jolt: 1.36) < faceRestWindow)
+        // The same jolt turned 10° is a motion: the rest starts after it.
+        #expect(try Self.landing(on: Pose(angle: 0, tilt: -88), jolt: 1.36, turned: 10) >= faceRestWindow)
+        // Longer than acceleration-tolerance (4 m/s²) off gravity is no landing's jolt either.
+        #expect(try Self.landing(on: Pose(angle: 0, tilt: -88), jolt: 1.5) >= faceRestWindow)
+    }
+
+    @Test("an upright pose is not excused a jolt: the rest window starts after it")
+    func joltOnUprightPose() throws {
+        #expect(try Self.landing(on: Pose(angle: -90, tilt: 10), jolt: 1.36) >= DetectorConfiguration().restWindow)
+    }
+
     @Test("the slow path settles while the raw stream never rests (walking-like bumps)")
     func slowPathUnderBumps() {
         var configuration = DetectorConfiguration()

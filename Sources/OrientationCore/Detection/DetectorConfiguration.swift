@@ -54,6 +54,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// A face state is accepted on the fast path only after this much rest (longer than
     /// `restWindow`, because a reclining reader's slow sway can briefly look like a rest near 75°).
     public var faceRestWindow: Double = 0.12
+    /// A device laid on a table lands: the impact lengthens or shortens the reading for a sample or
+    /// two (5–20 ms of contact) without turning it. For a face state, samples off gravity's length by
+    /// at most `accelerationTolerance` that point with the rest (within `restSpread`) and span at
+    /// most this long do not break the rest; they are left out of its mean (detection.md §17).
+    public var faceJoltTime: Double = 0.03
     /// The dwell rule (detection.md §9.4, §15): a still pose past the *dwell line*, `45° + margin / 2`
     /// from the current upright orientation's axis (nearer the neighbour's axis than the current one
     /// by at least the margin, in the screen plane), becomes the neighbour even inside the
@@ -69,8 +74,12 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// Moving (walking, carried: the raw samples never rest), the low-passed direction is judged,
     /// and it sways with each step, so the margin is larger...
     public var dwellMovingMargin: Double = 20.0
-    /// ...and the pose must stay past the diagonal this long, its mean past the line.
+    /// ...and the pose must stay past the diagonal this long, its mean past the line...
     public var dwellMovingTime: Double = 0.2
+    /// ...and the low-passed direction must lie within this of that mean: a walk's sway (±3–5°)
+    /// does, a turn that passes through the sector at 100°/s or more lies 10° or more ahead of the
+    /// mean of its last 0.2 s, and is taken by the band or at rest, not here (detection.md §17).
+    public var dwellMovingSpread: Double = 10.0
     /// Start-up: from `unknown`, two raw samples spanning at least this long decide at once when they
     /// agree within `startupSpread` and each lies within `startupMagnitudeTolerance` of gravity (else
     /// the fast path's rest decides). 30 ms: two samples at 25 Hz even from a sensor whose clock runs
@@ -158,6 +167,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
         parameter("face-rest-window", \.faceRestWindow, "s", "fast path: rest this long before a face state"),
+        parameter("face-jolt-time", \.faceJoltTime, "s", "fast path to a face state: a landing's jolt this short"),
         parameter("dwell-margin", \.dwellMargin, "°", "dwell rule at rest: this much nearer a neighbour's axis"),
         parameter("dwell-time", \.dwellTime, "s", "dwell rule at rest: ...held this long after the rest window"),
         parameter(
@@ -165,6 +175,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the filtered pose"),
         parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
+        parameter(
+            "dwell-moving-spread", \.dwellMovingSpread, "°", "dwell rule moving: ...and now this near its mean"),
         parameter(
             "startup-rest-window", \.startupRestWindow, "s", "from unknown: two samples agreeing closely this long"),
         parameter("startup-spread", \.startupSpread, "°", "from unknown: ...within this angle of their mean"),
@@ -227,11 +239,13 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(restSpread > 0 && restSpread < 90, "rest-spread", "in (0, 90)")
         try require(restMagnitudeTolerance > 0, "rest-magnitude-tolerance", "> 0")
         try require(faceRestWindow >= 0, "face-rest-window", ">= 0")
+        try require(faceJoltTime >= 0, "face-jolt-time", ">= 0")
         try require(dwellMargin > 0 && dwellMargin < 90, "dwell-margin", "in (0, 90)")
         try require(dwellTime >= 0, "dwell-time", ">= 0")
         try require(dwellAgreement > 0 && dwellAgreement < 90, "dwell-agreement", "in (0, 90)")
         try require(dwellMovingMargin > 0 && dwellMovingMargin < 90, "dwell-moving-margin", "in (0, 90)")
         try require(dwellMovingTime >= 0, "dwell-moving-time", ">= 0")
+        try require(dwellMovingSpread > 0 && dwellMovingSpread <= 180, "dwell-moving-spread", "in (0, 180]")
         try require(startupRestWindow >= 0, "startup-rest-window", ">= 0")
         try require(startupSpread > 0 && startupSpread < 90, "startup-spread", "in (0, 90)")
         try require(startupMagnitudeTolerance > 0, "startup-magnitude-tolerance", "> 0")

@@ -114,6 +114,7 @@ public struct OrientationDetector: Sendable {
     private let cosStartupSpread: Double
     private let cosSettleDrift: Double
     private let cosDwellAgreement: Double
+    private let cosDwellMovingSpread: Double
     private let gyroSettleRate: Double
 
     private var primed = false
@@ -180,6 +181,7 @@ public struct OrientationDetector: Sendable {
         cosStartupSpread = cos(radians(configuration.startupSpread))
         cosSettleDrift = cos(radians(configuration.settleDrift))
         cosDwellAgreement = cos(radians(configuration.dwellAgreement))
+        cosDwellMovingSpread = cos(radians(configuration.dwellMovingSpread))
         gyroSettleRate = radians(configuration.gyroSettleRate)
         var fusionSettings = GravityFusion.Settings()
         fusionSettings.gravity = configuration.gravity
@@ -324,9 +326,12 @@ public struct OrientationDetector: Sendable {
                     magnitudeTolerance: configuration.startupMagnitudeTolerance) ?? resting
             return still.flatMap(startupCandidate)
         }
-        guard let resting, let candidate = classify(resting), candidate != orientation else { return nil }
+        let landed = resting == nil ? restingDirection(over: configuration.restWindow, allowingJolt: true) : nil
+        guard let rest = resting ?? landed, let candidate = classify(rest), candidate != orientation else { return nil }
+        if landed != nil, !candidate.isFlat { return nil }
         if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
-            guard let longer = restingDirection(over: configuration.faceRestWindow), classify(longer) == candidate
+            guard let longer = restingDirection(over: configuration.faceRestWindow, allowingJolt: true),
+                classify(longer) == candidate
             else {
                 return nil
             }
@@ -407,7 +412,8 @@ public struct OrientationDetector: Sendable {
             ? movingDwellTurning >= configuration.gyroMovingDwellTime
             : time - movingDwellSince >= configuration.dwellMovingTime
         guard lasted, let candidate = movingDwellCandidate,
-            dwellTarget(movingDwellSum, line: movingDwellLine) == candidate
+            dwellTarget(movingDwellSum, line: movingDwellLine) == candidate,
+            direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude
         else { return nil }
         return accept(candidate, at: time, byDwell: true)
     }
@@ -563,7 +569,8 @@ public struct OrientationDetector: Sendable {
     /// each within `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the
     /// spread (default `restSpread`, given as its cosine) of their mean direction.
     private func restingDirection(
-        over span: Double, minimumSamples: Int? = nil, cosSpread: Double? = nil, magnitudeTolerance: Double? = nil
+        over span: Double, minimumSamples: Int? = nil, cosSpread: Double? = nil, magnitudeTolerance: Double? = nil,
+        allowingJolt allowsJolt: Bool = false
     ) -> Vector3? {
         let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
         let magnitudeTolerance = magnitudeTolerance ?? configuration.restMagnitudeTolerance
@@ -571,26 +578,38 @@ public struct OrientationDetector: Sendable {
         let newestTime = restTimes[newest]
         var sum = Vector3.zero
         var count = 0
+        var examined = 0
+        var newestJolt: Double?
         var index = newest
         while true {
-            if count == restCount {
+            if examined == restCount {
                 // History does not reach back `span`: too early after (re)priming, unless the ring is
                 // full because the sensor is fast, in which case its samples are plenty.
                 guard restCount == Self.restCapacity else { return nil }
                 break
             }
             let vector = restVectors[index]
-            guard abs(vector.magnitude - configuration.gravity) <= magnitudeTolerance else { return nil }
-            sum = sum + vector
-            count += 1
-            if count >= minimumSamples, newestTime - restTimes[index] >= span { break }
+            let time = restTimes[index]
+            examined += 1
+            let offGravity = abs(vector.magnitude - configuration.gravity)
+            if offGravity > magnitudeTolerance {
+                guard allowsJolt, offGravity <= configuration.accelerationTolerance,
+                    (newestJolt ?? time) - time <= configuration.faceJoltTime
+                else { return nil }
+                if newestJolt == nil { newestJolt = time }
+            } else {
+                sum = sum + vector
+                count += 1
+            }
+            if count >= minimumSamples, newestTime - time >= span { break }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
+        guard count >= minimumSamples else { return nil }
         let mean = (1 / Double(count)) * sum
         let meanMagnitude = mean.magnitude
         let cosSpread = cosSpread ?? cosRestSpread
         index = newest
-        for _ in 0..<count {
+        for _ in 0..<examined {
             let vector = restVectors[index]
             if vector.dot(mean) < cosSpread * vector.magnitude * meanMagnitude { return nil }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
