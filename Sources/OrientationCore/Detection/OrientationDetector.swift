@@ -282,8 +282,9 @@ public struct OrientationDetector: Sendable {
         updateOverheadLock(sinTilt: judgedUp.z / judgedUp.magnitude)
 
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
-        let resting = restingDirection(over: configuration.restWindow)
-        if let candidate = fastCandidate(resting: resting) { return accept(candidate, at: time) }
+        let rest = restingDirection(over: configuration.restWindow, excusingJolt: true)
+        let resting = rest?.excusedJolt == false ? rest?.mean : nil
+        if let candidate = fastCandidate(rest: rest) { return accept(candidate, at: time) }
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
 
@@ -310,7 +311,7 @@ public struct OrientationDetector: Sendable {
     }
 
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
-    /// longer `faceRestWindow` of rest.
+    /// longer `faceRestWindow` of rest, in which a landing's jolt is excused (`faceJoltTime`).
     ///
     /// From `unknown` the nearest orientation is taken (``startupCandidate(_:)``), and sooner: two
     /// samples over `startupRestWindow` suffice if they agree within `startupSpread` and each lies
@@ -318,20 +319,21 @@ public struct OrientationDetector: Sendable {
     /// pose, a step's bounce hold still for an instant); agreement that close to gravity's length
     /// leaves a moving device no room: a linear acceleration strong enough to move the reading far
     /// changes its length or its direction within 40 ms (detection.md §17).
-    private func fastCandidate(resting: Vector3?) -> DeviceOrientation? {
+    private func fastCandidate(rest: Rest?) -> DeviceOrientation? {
         if orientation == .unknown {
             let still =
                 restingDirection(
                     over: configuration.startupRestWindow, minimumSamples: 2, cosSpread: cosStartupSpread,
-                    magnitudeTolerance: configuration.startupMagnitudeTolerance) ?? resting
+                    magnitudeTolerance: configuration.startupMagnitudeTolerance)?.mean
+                ?? (rest?.excusedJolt == false ? rest?.mean : nil)
             return still.flatMap(startupCandidate)
         }
-        let landed = resting == nil ? restingDirection(over: configuration.restWindow, allowingJolt: true) : nil
-        guard let rest = resting ?? landed, let candidate = classify(rest), candidate != orientation else { return nil }
-        if landed != nil, !candidate.isFlat { return nil }
+        guard let rest, let candidate = classify(rest.mean), candidate != orientation else { return nil }
+        // A jolt is excused only on the way to a face state: a device laid on a surface lands.
+        if rest.excusedJolt, !candidate.isFlat { return nil }
         if candidate.isFlat, configuration.faceRestWindow > configuration.restWindow {
-            guard let longer = restingDirection(over: configuration.faceRestWindow, allowingJolt: true),
-                classify(longer) == candidate
+            guard let longer = restingDirection(over: configuration.faceRestWindow, excusingJolt: true),
+                classify(longer.mean) == candidate
             else {
                 return nil
             }
@@ -564,14 +566,25 @@ public struct OrientationDetector: Sendable {
         restCount = min(restCount + 1, Self.restCapacity)
     }
 
-    /// The mean up vector of the newest samples if they show the device at rest over `span`
-    /// seconds: at least `minimumSamples` (default `restMinimumSamples`) samples reaching back `span`,
-    /// each within `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the
-    /// spread (default `restSpread`, given as its cosine) of their mean direction.
+    /// A rest the newest samples show: their mean up vector, and whether a landing's jolt was
+    /// excused in it (``restingDirection(over:minimumSamples:cosSpread:magnitudeTolerance:excusingJolt:)``).
+    private struct Rest {
+        var mean: Vector3
+        var excusedJolt: Bool
+    }
+
+    /// The rest of the newest samples over `span` seconds, if they show one: at least
+    /// `minimumSamples` (default `restMinimumSamples`) samples reaching back `span`, each within
+    /// `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the spread
+    /// (default `restSpread`, given as its cosine) of their mean direction.
+    ///
+    /// `excusingJolt`: samples off gravity's length by no more than `accelerationTolerance`, spanning
+    /// at most `faceJoltTime`, are a landing's jolt when they point with the rest; they are left out of
+    /// the mean and the rest says so. One pass serves both the strict test and the excusing one.
     private func restingDirection(
         over span: Double, minimumSamples: Int? = nil, cosSpread: Double? = nil, magnitudeTolerance: Double? = nil,
-        allowingJolt allowsJolt: Bool = false
-    ) -> Vector3? {
+        excusingJolt: Bool = false
+    ) -> Rest? {
         let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
         let magnitudeTolerance = magnitudeTolerance ?? configuration.restMagnitudeTolerance
         let newest = (restNext - 1 + Self.restCapacity) % Self.restCapacity
@@ -593,7 +606,7 @@ public struct OrientationDetector: Sendable {
             examined += 1
             let offGravity = abs(vector.magnitude - configuration.gravity)
             if offGravity > magnitudeTolerance {
-                guard allowsJolt, offGravity <= configuration.accelerationTolerance,
+                guard excusingJolt, offGravity <= configuration.accelerationTolerance,
                     (newestJolt ?? time) - time <= configuration.faceJoltTime
                 else { return nil }
                 if newestJolt == nil { newestJolt = time }
@@ -614,6 +627,6 @@ public struct OrientationDetector: Sendable {
             if vector.dot(mean) < cosSpread * vector.magnitude * meanMagnitude { return nil }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
-        return mean
+        return Rest(mean: mean, excusedJolt: newestJolt != nil)
     }
 }
