@@ -56,10 +56,9 @@ struct DetectorTimingTests {
         #expect(change.time - stepTime >= DetectorConfiguration().faceRestWindow - 1e-9)
     }
 
-    /// Laid screen down at 50 Hz: turned from portrait over 0.6 s to `pose`, where the landing's
-    /// impact gives the first sample `jolt` times gravity's length, tilted `turned` degrees more; then
-    /// held.
-    /// Returns the time from that sample to the change to `pose`'s orientation.
+    /// Laid down at 50 Hz: turned from portrait over 0.6 s to `pose` and held there; the landing's
+    /// impact makes the first sample of the hold `jolt` times gravity's length, tilted `turned`
+    /// degrees more. Returns the time from that sample to the change to `pose`'s orientation.
     static func landing(on pose: Pose, jolt: Double, turned: Double = 0) throws -> Double {
         var simulator = PoseSimulator(rate: 50)
         simulator.hold(Pose(angle: 0, tilt: 20), for: 1)
