@@ -33,7 +33,7 @@ struct CorpusReplayTests {
 
     @Test(
         """
-        0 missed, 0 false changes, 0 taken back; latency median ≤ 0.05 s, p95 ≤ 0.18 s; start-up ≤ 0.10 s; \
+        0 missed, 0 false changes, 0 taken back; latency median ≤ 0.05 s, p95 ≤ 0.15 s; start-up ≤ 0.10 s; \
         error ≤ 0.8 %
         """)
     func targets() throws {
@@ -51,9 +51,7 @@ struct CorpusReplayTests {
         }
         let overall = ScoreRow(overall: scores.map(\.1))
         #expect(try #require(overall.latencyMedian) <= 0.05)
-        // Issue 38's 0.15 s is traded for no change taken back: a dwell change waits for the
-        // low-passed pose to catch up (detection.md §17, "What no flap costs").
-        #expect(try #require(overall.latencyP95) <= 0.18)
+        #expect(try #require(overall.latencyP95) <= 0.15)
         #expect(try #require(overall.startup) <= 0.10)
         #expect(overall.errorPercent <= 0.8)
         #expect(overall.transitions == 77)

@@ -115,8 +115,11 @@ struct DetectorDwellTests {
     /// From portrait (tilt 20°), turned to `angle` over `out` seconds with a smooth (minimum-jerk)
     /// profile, held there `pause` seconds, turned back over `out` seconds and held: the orientations
     /// reported. The turns stop for an instant at each end, as a hand does.
-    static func pauseAndBack(to angle: Double, out: Double, pause: Double, rate: Double = 50) -> [DeviceOrientation] {
-        var simulator = PoseSimulator(rate: rate)
+    static func pauseAndBack(
+        to angle: Double, out: Double, pause: Double, rate: Double = 50,
+        configuration: DetectorConfiguration = DetectorConfiguration()
+    ) -> [DeviceOrientation] {
+        var simulator = PoseSimulator(configuration: configuration, rate: rate)
         simulator.hold(Pose(angle: 0, tilt: 20), for: 2)
         func smooth(from: Double, to: Double) {
             let count = Int((out * simulator.rate).rounded())
@@ -162,6 +165,22 @@ struct DetectorDwellTests {
         simulator.turn(from: Pose(angle: 60, tilt: 20), to: Pose(angle: 0, tilt: 20), over: 0.4)
         simulator.hold(Pose(angle: 0, tilt: 20), for: 2)
         #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
+    }
+
+    @Test(
+        """
+        a hand starting back from a pause meets the trailing filter half way, which is not the filter catching up: \
+        0.5 s out to 60°, 0.09 s there, back (dwell-drift)
+        """)
+    func startingBackIsNoAgreement() {
+        // The rest test (5° of spread) still passes for the first samples of the way back, and the
+        // reading and the filter then agree within 8°: only a pose that stays put may count.
+        #expect(Self.pauseAndBack(to: 60, out: 0.5, pause: 0.09) == [.portrait])
+        var configuration = DetectorConfiguration()
+        configuration.dwellDrift = 180
+        #expect(
+            Self.pauseAndBack(to: 60, out: 0.5, pause: 0.09, configuration: configuration)
+                == [.portrait, .landscapeLeft, .portrait])
     }
 
     // MARK: after a slow read

@@ -64,13 +64,17 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// by at least the margin, in the screen plane), becomes the neighbour even inside the
     /// `adjacentHysteresis` band. At rest (the fast path's rest test) the margin is this...
     public var dwellMargin: Double = 16.0
-    /// ...and the pose must stay there, within `settleDrift`, this long (on top of `restWindow`)...
+    /// ...and the pose must stay there, within `dwellDrift`, this long (on top of `restWindow`)...
     public var dwellTime: Double = 0.06
     /// ...counted from when the low-passed direction has caught up with the resting pose to within
     /// this: it trails a turn by the turn's speed times `filterTimeConstant`, so a pause at the end of
-    /// a quick turn (a glance that comes back) ends before it agrees (detection.md §17). 7°: no change
-    /// taken back on the corpus and twelve other realisations of it; 8° took one back in two of them.
-    public var dwellAgreement: Double = 7.0
+    /// a quick turn (a glance that comes back) ends before it agrees (detection.md §17)...
+    public var dwellAgreement: Double = 8.0
+    /// ...while the resting pose (the rest window's mean) stays within this of where the wait began.
+    /// A held pose moves by tremor and noise, tenths of a degree; a hand that starts back from a
+    /// pause still passes the rest test (5° of spread) for a few samples, and meets the trailing
+    /// filter half way, which must not count as the filter catching up (detection.md §17).
+    public var dwellDrift: Double = 2.0
     /// Moving (walking, carried: the raw samples never rest), the low-passed direction is judged,
     /// and it sways with each step, so the margin is larger...
     public var dwellMovingMargin: Double = 20.0
@@ -172,6 +176,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter("dwell-time", \.dwellTime, "s", "dwell rule at rest: ...held this long after the rest window"),
         parameter(
             "dwell-agreement", \.dwellAgreement, "°", "dwell rule at rest: filtered pose this near the resting one"),
+        parameter("dwell-drift", \.dwellDrift, "°", "dwell rule at rest: resting pose moves less than this"),
         parameter(
             "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the filtered pose"),
         parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
@@ -243,6 +248,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(dwellMargin > 0 && dwellMargin < 90, "dwell-margin", "in (0, 90)")
         try require(dwellTime >= 0, "dwell-time", ">= 0")
         try require(dwellAgreement > 0 && dwellAgreement < 90, "dwell-agreement", "in (0, 90)")
+        try require(dwellDrift > 0 && dwellDrift < 180, "dwell-drift", "in (0, 180)")
         try require(dwellMovingMargin > 0 && dwellMovingMargin < 90, "dwell-moving-margin", "in (0, 90)")
         try require(dwellMovingTime >= 0, "dwell-moving-time", ">= 0")
         try require(dwellMovingSpread > 0 && dwellMovingSpread <= 180, "dwell-moving-spread", "in (0, 180]")

@@ -114,6 +114,7 @@ public struct OrientationDetector: Sendable {
     private let cosStartupSpread: Double
     private let cosSettleDrift: Double
     private let cosDwellAgreement: Double
+    private let cosDwellDrift: Double
     private let cosDwellMovingSpread: Double
     private let gyroSettleRate: Double
 
@@ -181,6 +182,7 @@ public struct OrientationDetector: Sendable {
         cosStartupSpread = cos(radians(configuration.startupSpread))
         cosSettleDrift = cos(radians(configuration.settleDrift))
         cosDwellAgreement = cos(radians(configuration.dwellAgreement))
+        cosDwellDrift = cos(radians(configuration.dwellDrift))
         cosDwellMovingSpread = cos(radians(configuration.dwellMovingSpread))
         gyroSettleRate = radians(configuration.gyroSettleRate)
         var fusionSettings = GravityFusion.Settings()
@@ -343,13 +345,15 @@ public struct OrientationDetector: Sendable {
 
     /// The dwell rule at rest: the raw samples rest (the fast path's test), their mean lies past the
     /// dwell line, the low-passed pose has caught up with it to within `dwellAgreement`, and it has
-    /// stayed so, at rest and within `settleDrift` of where it began, for `dwellTime`. A pose a person
+    /// stayed so, at rest and within `dwellDrift` of where it began, for `dwellTime`. A pose a person
     /// has settled into is taken even outside the hysteresis band.
     ///
     /// Why the low-passed pose: a hand that turns past the line, pauses and turns back rests there
     /// for an instant too. The filter trails a turn by its speed times τ and catches up only while
     /// the device stays, so a pause at the end of a quick turn ends before it agrees, and a pose
-    /// reached slowly and held agrees soon (detection.md §17).
+    /// reached slowly and held agrees soon (detection.md §17). Why the drift: the rest test lets a
+    /// hand starting back pass for a few samples, and the reading then meets the filter half way;
+    /// only a pose that stays put shows the filter catching up.
     ///
     /// With a gyroscope the stillness is measured: the device has turned slower than the still rate
     /// for `gyroDwellTime`, longer than a glance's pause.
@@ -361,7 +365,7 @@ public struct OrientationDetector: Sendable {
             return nil
         }
         let direction = (1 / resting.magnitude) * resting
-        if target != restingDwellCandidate || direction.dot(restingDwellDirection) < cosSettleDrift {
+        if target != restingDwellCandidate || direction.dot(restingDwellDirection) < cosDwellDrift {
             restingDwellCandidate = target
             restingDwellSince = time
             restingDwellDirection = direction
