@@ -101,9 +101,16 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// a gyroscope's bias (up to 3 °/s before it is learned) leaves it no more than 1.5° off.
     public var gyroCorrectionTime: Double = 0.5
     /// With a gyroscope the slow path's candidate starts afresh whenever the device turns faster than
-    /// this (°/s), instead of `settleDrift`: a flick reverses at its far pose (its rate crosses zero
-    /// within milliseconds), a turn's end decelerates to rest.
+    /// this (°/s) *in a way that leaves it* (`gyroSettleHorizon`), instead of `settleDrift`: a flick
+    /// reverses at its far pose (its rate crosses zero within milliseconds), a turn's end decelerates
+    /// to rest.
     public var gyroSettleRate: Double = 30.0
+    /// A turn faster than `gyroSettleRate` holds a decision back only if, continued at its rate for
+    /// this long (s), it would carry the device out of the candidate: then it may be passing through
+    /// or coming back. A smooth turn still has at most its rate × 0.27 × its duration to go, so 0.3 s
+    /// covers turns of up to 1.1 s; a body lying down keeps turning at 30–120 °/s deep inside its new
+    /// orientation for a second, which the rate alone took for a turn under way (detection.md §18).
+    public var gyroSettleHorizon: Double = 0.3
     /// Still, for the gyroscope: turning slower than this (°/s, above a hand's sway and tremor).
     public var gyroStillRate: Double = 6.0
     /// With a gyroscope the dwell rule at rest needs the device still this long, instead of
@@ -191,7 +198,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "gyro-correction-time", \.gyroCorrectionTime, "s",
             "gyroscope: fused gravity's pull toward the accelerometer"),
-        parameter("gyro-settle-rate", \.gyroSettleRate, "°/s", "gyroscope: slow path restarts above this rate"),
+        parameter("gyro-settle-rate", \.gyroSettleRate, "°/s", "gyroscope: a turn faster than this holds decisions"),
+        parameter(
+            "gyro-settle-horizon", \.gyroSettleHorizon, "s",
+            "gyroscope: ...if it would leave the candidate within this time"),
         parameter("gyro-still-rate", \.gyroStillRate, "°/s", "gyroscope: still below this rate"),
         parameter("gyro-dwell-time", \.gyroDwellTime, "s", "gyroscope: dwell rule at rest, still this long"),
         parameter(
@@ -257,6 +267,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(startupMagnitudeTolerance > 0, "startup-magnitude-tolerance", "> 0")
         try require(gyroCorrectionTime > 0, "gyro-correction-time", "> 0")
         try require(gyroSettleRate > 0, "gyro-settle-rate", "> 0")
+        try require(gyroSettleHorizon > 0, "gyro-settle-horizon", "> 0")
         try require(gyroStillRate > 0 && gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
         try require(gyroDwellTime >= 0, "gyro-dwell-time", ">= 0")
         try require(gyroMovingDwellTime >= 0, "gyro-moving-dwell-time", ">= 0")

@@ -286,7 +286,12 @@ public struct OrientationDetector: Sendable {
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
         let rest = restingDirection(over: configuration.restWindow, excusingJolt: true)
         let resting = rest?.excusedJolt == false ? rest?.mean : nil
-        if let candidate = fastCandidate(rest: rest) { return accept(candidate, at: time) }
+        // With a gyroscope a rest is no rest while the device turns out of the candidate: turned about
+        // its own centre, a device's accelerometer reads gravity alone, and agrees with itself near a
+        // flick's far pose.
+        if let candidate = fastCandidate(rest: rest), turnAhead().map({ classify($0) == candidate }) ?? true {
+            return accept(candidate, at: time)
+        }
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time) { return change }
 
@@ -297,19 +302,37 @@ public struct OrientationDetector: Sendable {
         // Settling means the candidate stays the same *and* the filtered direction stops moving: a
         // filter that is still following a turn would otherwise hand over whatever orientation the
         // turn passes through (lifting a phone off a table past upside-down). With a gyroscope the
-        // turn is measured: a candidate settles while the device turns slower than the settle rate.
+        // turn is measured: a candidate settles unless the device turns out of it (``turnAhead()``).
         let direction = (1 / judgedUp.magnitude) * judgedUp
         let moving =
             fused
-            ? fusion.rotationRate.magnitude > gyroSettleRate : direction.dot(slowCandidateDirection) < cosSettleDrift
+            ? turnAhead().map { classify($0) != candidate } ?? false
+            : direction.dot(slowCandidateDirection) < cosSettleDrift
         if candidate != slowCandidate || moving {
             slowCandidate = candidate
-            slowCandidateSince = time
+            // With a gyroscope the wait begins at the first sample that shows the turn no longer
+            // leaving, not at the last that showed it leaving: a sample period earlier would let a
+            // slow sensor's glance (out, straight back) pass for a settled pose.
+            slowCandidateSince = fused && moving ? .infinity : time
             slowCandidateDirection = direction
+        } else if slowCandidateSince == .infinity {
+            slowCandidateSince = time
         }
         let dwell = candidate.isFlat ? configuration.faceDwell : configuration.settleTime
         guard time - slowCandidateSince >= dwell, time >= acceleratingUntil else { return nil }
         return accept(candidate, at: time)
+    }
+
+    /// With a gyroscope, where the judged up vector would be after `gyroSettleHorizon` if the device
+    /// kept turning at its present rate; nil without a gyroscope or while it turns slower than
+    /// `gyroSettleRate`. A decision is held back while this lies outside its candidate: the turn may
+    /// be passing through, or coming back. One that ends inside (a turn decelerating onto its pose, a
+    /// body settling as it lies down) holds nothing back.
+    private func turnAhead() -> Vector3? {
+        let rate = fusion.rotationRate
+        guard fused, rate.magnitude > gyroSettleRate else { return nil }
+        // Gravity, seen from the device, turns by −ω; the up vector with it.
+        return Quaternion(axis: rate, angle: -rate.magnitude * configuration.gyroSettleHorizon).rotate(judgedUp)
     }
 
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
@@ -391,7 +414,8 @@ public struct OrientationDetector: Sendable {
     ///
     /// With a gyroscope the fused direction does not trail a turn, so a glance that pauses past the
     /// line lies past it for its whole pause; but a device walked with is never still, and a pause
-    /// is. Only the time the device turns counts then, and it must reach `gyroMovingDwellTime`.
+    /// is. Only the time the device turns counts then, and it must reach `gyroMovingDwellTime`; and
+    /// nothing is taken while the device turns back across the diagonal (``turnAhead()``).
     private mutating func movingDwell(at time: Double) -> OrientationChange? {
         guard time >= acceleratingUntil, Self.uprightAxis(orientation) != nil else {
             movingDwellCandidate = nil
@@ -419,7 +443,8 @@ public struct OrientationDetector: Sendable {
             : time - movingDwellSince >= configuration.dwellMovingTime
         guard lasted, let candidate = movingDwellCandidate,
             dwellTarget(movingDwellSum, line: movingDwellLine) == candidate,
-            direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude
+            direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude,
+            turnAhead().map({ dwellTarget($0, line: .diagonal) == candidate }) ?? true
         else { return nil }
         return accept(candidate, at: time, byDwell: true)
     }

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Testing
+@testable import OrientationCore
+
+/// A device moved along a path of poses (``Pose``) and read at `rate` with its gyroscope: the
+/// accelerometer reads gravity plus `jolt` (a body's own motion, deterministic), the gyroscope the
+/// angular velocity that moves the up vector along the path (perpendicular to it: du/dt = u × ω).
+private struct MovingDevice {
+    var rate = 50.0
+    var detector = OrientationDetector()
+    var changes: [OrientationChange] = []
+    var time = 0.0
+    /// Each axis of the accelerometer is off by up to this much (m/s²), uniformly.
+    var jolt = 0.0
+    private var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+
+    init(configuration: DetectorConfiguration = DetectorConfiguration(), jolt: Double = 0) {
+        detector = OrientationDetector(configuration: configuration)
+        self.jolt = jolt
+    }
+
+    var reported: [DeviceOrientation] { changes.map(\.to) }
+
+    private mutating func noise() -> Double {
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return (Double(seed >> 11) / Double(1 << 53) * 2 - 1) * jolt
+    }
+
+    private static func up(_ pose: Pose) -> Vector3 { (-1 / 9.81) * pose.reading() }
+
+    /// Follows `path` (seconds since its start → pose) for `seconds`, turning about the vertical at
+    /// `swivel` °/s as well (which moves nothing the accelerometer sees).
+    mutating func follow(for seconds: Double, swivel: Double = 0, _ path: (Double) -> Pose) {
+        let count = Int((seconds * rate).rounded())
+        let start = time
+        for _ in 0..<count {
+            let t = time - start
+            let step = 1e-4
+            let u = Self.up(path(t))
+            let du = (1 / (2 * step)) * (Self.up(path(t + step)) - Self.up(path(t - step)))
+            let tilting = Vector3(du.y * u.z - du.z * u.y, du.z * u.x - du.x * u.z, du.x * u.y - du.y * u.x)
+            let omega = tilting + (swivel * .pi / 180) * u
+            let reading = -9.81 * u + Vector3(noise(), noise(), noise())
+            let sample = AccelerationSample(time: time, vector: reading, rotationRate: omega)
+            if let change = detector.process(sample) { changes.append(change) }
+            time += 1 / rate
+        }
+    }
+
+    mutating func hold(_ pose: Pose, for seconds: Double) { follow(for: seconds) { _ in pose } }
+}
+
+/// The fraction of a minimum-jerk movement done at `s` (0...1) of its duration.
+private func minimumJerk(_ s: Double) -> Double {
+    let s = min(1, max(0, s))
+    return s * s * s * (10 - 15 * s + 6 * s * s)
+}
+
+@Suite("Detector with a gyroscope")
+struct DetectorGyroscopeTests {
+    /// Landscape to portrait in a 0.6 s turn (tilted back 20°), the person's movement jolting the
+    /// accelerometer by up to 2 m/s² on each axis, optionally swivelling their chair at `swivel` °/s
+    /// through the turn and for 1.2 s after: a turn about the vertical moves nothing the
+    /// accelerometer sees, but its rate is as large as a tilt's. Returns the changes and the time
+    /// the turn ended.
+    private static func turnToPortrait(swivel: Double, rate: Double) -> (changes: [OrientationChange], end: Double) {
+        var device = MovingDevice(jolt: 2.0)
+        device.rate = rate
+        device.hold(Pose(angle: 90, tilt: 20), for: 2)
+        device.follow(for: 0.6, swivel: swivel) { t in Pose(angle: 90 - 90 * minimumJerk(t / 0.6), tilt: 20) }
+        let end = device.time
+        device.follow(for: 1.2, swivel: swivel) { _ in Pose(angle: 0, tilt: 20) }
+        device.hold(Pose(angle: 0, tilt: 20), for: 1)
+        return (device.changes, end)
+    }
+
+    @Test(
+        """
+        a turn that will end inside portrait is taken before it ends, swivelling or not: the gyroscope shows \
+        where it is going (the rate alone waited for it to end)
+        """,
+        arguments: [0.0, 60], [25.0, 50, 100])
+    func turnEndingInsideIsTakenAsItEnds(swivel: Double, rate: Double) throws {
+        let (changes, end) = Self.turnToPortrait(swivel: swivel, rate: rate)
+        #expect(changes.map(\.to) == [.landscapeLeft, .portrait])
+        let change = try #require(changes.last)
+        #expect(change.time < end, "taken \(change.time - end) s after the turn ended")
+    }
+
+    /// Portrait, out to `angle` and straight back, `out` seconds each way, turned about the device's
+    /// own centre (no lever arm: the accelerometer reads gravity alone and agrees with itself near
+    /// the far pose), tilted back 20°, at `rate` Hz. Returns the orientations reported.
+    private static func flick(to angle: Double, out: Double, rate: Double) -> [DeviceOrientation] {
+        var device = MovingDevice()
+        device.rate = rate
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        device.follow(for: out) { t in Pose(angle: angle * minimumJerk(t / out), tilt: 20) }
+        device.follow(for: out) { t in Pose(angle: angle * (1 - minimumJerk(t / out)), tilt: 20) }
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        return device.reported
+    }
+
+    @Test(
+        """
+        a glance out to landscape and straight back (0.2–0.25 s each way) is not taken at 100 and 200 Hz: the \
+        gyroscope sees the turn run on past landscape, and the turn back begin
+        """,
+        arguments: [75.0, 90, 110])
+    func glanceAboutTheCentreIsNotTaken(angle: Double) {
+        // At 25 Hz such a flick (up to 700 °/s) changes its rate too much between two readings to be
+        // integrated, and the accelerometer alone decides; at 50 Hz some still pass (detection.md §18).
+        for rate in [100.0, 200] {
+            for out in [0.2, 0.25] {
+                #expect(Self.flick(to: angle, out: out, rate: rate) == [.portrait], "\(angle)°, \(out) s, \(rate) Hz")
+            }
+        }
+    }
+
+    /// A half turn from portrait to upside down in `duration` seconds (tilted back 20°): the changes.
+    private static func halfTurn(over duration: Double, _ configuration: DetectorConfiguration) -> [DeviceOrientation] {
+        var device = MovingDevice(configuration: configuration, jolt: 0.3)
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        device.follow(for: duration) { t in Pose(angle: 180 * minimumJerk(t / duration), tilt: 20) }
+        device.hold(Pose(angle: 180, tilt: 20), for: 2)
+        return device.reported
+    }
+
+    @Test("a half turn from portrait to upside down in 0.6–1.6 s never shows landscape on the way")
+    func halfTurnPassesThroughLandscape() {
+        for duration in [0.6, 1.0, 1.6] {
+            #expect(
+                Self.halfTurn(over: duration, DetectorConfiguration()) == [.portrait, .portraitUpsideDown],
+                "a half turn in \(duration) s")
+        }
+    }
+
+    @Test("looking only 0.05 s ahead, the same half turn in 1.6 s shows landscape as it passes")
+    func halfTurnShowsLandscapeWithAShortHorizon() {
+        var configuration = DetectorConfiguration()
+        configuration.gyroSettleHorizon = 0.05
+        #expect(Self.halfTurn(over: 1.6, configuration) == [.portrait, .landscapeLeft, .portraitUpsideDown])
+    }
+}
