@@ -286,14 +286,15 @@ public struct OrientationDetector: Sendable {
         // The rest test once per sample: the fast path and the dwell rule judge the same samples.
         let rest = restingDirection(over: configuration.restWindow, excusingJolt: true)
         let resting = rest?.excusedJolt == false ? rest?.mean : nil
+        let ahead = turnAhead()
         // With a gyroscope a rest is no rest while the device turns out of the candidate: turned about
         // its own centre, a device's accelerometer reads gravity alone, and agrees with itself near a
         // flick's far pose.
-        if let candidate = fastCandidate(rest: rest), turnAhead().map({ classify($0) == candidate }) ?? true {
+        if let candidate = fastCandidate(rest: rest), ahead.map({ classify($0) == candidate }) ?? true {
             return accept(candidate, at: time)
         }
         if let change = restingDwell(resting: resting, at: time) { return change }
-        if let change = movingDwell(at: time) { return change }
+        if let change = movingDwell(at: time, ahead: ahead) { return change }
 
         guard let candidate = classify(judgedUp), candidate != orientation else {
             slowCandidate = nil
@@ -306,7 +307,7 @@ public struct OrientationDetector: Sendable {
         let direction = (1 / judgedUp.magnitude) * judgedUp
         let moving =
             fused
-            ? turnAhead().map { classify($0) != candidate } ?? false
+            ? ahead.map { classify($0) != candidate } ?? false
             : direction.dot(slowCandidateDirection) < cosSettleDrift
         if candidate != slowCandidate || moving {
             slowCandidate = candidate
@@ -416,7 +417,7 @@ public struct OrientationDetector: Sendable {
     /// line lies past it for its whole pause; but a device walked with is never still, and a pause
     /// is. Only the time the device turns counts then, and it must reach `gyroMovingDwellTime`; and
     /// nothing is taken while the device turns back across the diagonal (``turnAhead()``).
-    private mutating func movingDwell(at time: Double) -> OrientationChange? {
+    private mutating func movingDwell(at time: Double, ahead: Vector3?) -> OrientationChange? {
         guard time >= acceleratingUntil, Self.uprightAxis(orientation) != nil else {
             movingDwellCandidate = nil
             return nil
@@ -444,7 +445,7 @@ public struct OrientationDetector: Sendable {
         guard lasted, let candidate = movingDwellCandidate,
             dwellTarget(movingDwellSum, line: movingDwellLine) == candidate,
             direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude,
-            turnAhead().map({ dwellTarget($0, line: .diagonal) == candidate }) ?? true
+            ahead.map({ dwellTarget($0, line: .diagonal) == candidate }) ?? true
         else { return nil }
         return accept(candidate, at: time, byDwell: true)
     }
