@@ -33,8 +33,12 @@ private struct MovingDevice {
     private static func up(_ pose: Pose) -> Vector3 { (-1 / 9.81) * pose.reading() }
 
     /// Follows `path` (seconds since its start → pose) for `seconds`, turning about the vertical at
-    /// `swivel` °/s as well (which moves nothing the accelerometer sees).
-    mutating func follow(for seconds: Double, swivel: Double = 0, _ path: (Double) -> Pose) {
+    /// `swivel` °/s as well (which moves nothing the accelerometer sees), the accelerometer reading
+    /// `push` (seconds since the start → m/s²) on top of gravity: a hand's own acceleration.
+    mutating func follow(
+        for seconds: Double, swivel: Double = 0, push: (Double) -> Vector3 = { _ in .zero },
+        _ path: (Double) -> Pose
+    ) {
         let count = Int((seconds * rate).rounded())
         let start = time
         for _ in 0..<count {
@@ -44,7 +48,7 @@ private struct MovingDevice {
             let du = (1 / (2 * step)) * (Self.up(path(t + step)) - Self.up(path(t - step)))
             let tilting = Vector3(du.y * u.z - du.z * u.y, du.z * u.x - du.x * u.z, du.x * u.y - du.y * u.x)
             let omega = tilting + (swivel * .pi / 180) * u
-            let reading = -9.81 * u + Vector3(noise(), noise(), noise())
+            let reading = -9.81 * u + push(t) + Vector3(noise(), noise(), noise())
             let sample = AccelerationSample(time: time, vector: reading, rotationRate: omega)
             if let change = detector.process(sample) { changes.append(change) }
             time += 1 / rate
@@ -91,11 +95,35 @@ struct DetectorGyroscopeTests {
         #expect(change.time < end, "taken \(change.time - end) s after the turn ended")
     }
 
+    @Test(
+        """
+        a quick turn that ends at rest in landscape is taken within 0.05 s of its end, though the hand's push \
+        jolted the accelerometer: the gyroscope shows it still, and still needs no hold-off
+        """,
+        arguments: [100.0, 200])
+    func quickTurnComingToRestIsTakenAsItStops(rate: Double) throws {
+        var device = MovingDevice(jolt: 0.2)
+        device.rate = rate
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        // A wrist's quarter turn in 0.2 s, the sensor 7 cm from the wrist: up to 15 m/s² along the
+        // screen as it speeds up and slows down.
+        device.follow(for: 0.2, push: { t in Vector3(15 * sin(2 * .pi * t / 0.2), 0, 0) }) { t in
+            Pose(angle: 90 * minimumJerk(t / 0.2), tilt: 20)
+        }
+        let end = device.time
+        device.hold(Pose(angle: 90, tilt: 20), for: 2)
+        #expect(device.reported == [.portrait, .landscapeLeft])
+        let change = try #require(device.changes.last)
+        #expect(change.time - end < 0.05, "taken \(change.time - end) s after the turn ended")
+    }
+
     /// Portrait, out to `angle` and straight back, `out` seconds each way, turned about the device's
     /// own centre (no lever arm: the accelerometer reads gravity alone and agrees with itself near
     /// the far pose), tilted back 20°, at `rate` Hz. Returns the orientations reported.
-    private static func flick(to angle: Double, out: Double, rate: Double) -> [DeviceOrientation] {
-        var device = MovingDevice()
+    private static func flick(
+        to angle: Double, out: Double, rate: Double, _ configuration: DetectorConfiguration = DetectorConfiguration()
+    ) -> [DeviceOrientation] {
+        var device = MovingDevice(configuration: configuration)
         device.rate = rate
         device.hold(Pose(angle: 0, tilt: 20), for: 2)
         device.follow(for: out) { t in Pose(angle: angle * minimumJerk(t / out), tilt: 20) }
@@ -118,6 +146,13 @@ struct DetectorGyroscopeTests {
                 #expect(Self.flick(to: angle, out: out, rate: rate) == [.portrait], "\(angle)°, \(out) s, \(rate) Hz")
             }
         }
+    }
+
+    @Test("taking the first still sample as settled, the same glance is taken at its far pose and given back")
+    func glanceTurnaroundPassesForRestWithoutTheStillTime() {
+        var configuration = DetectorConfiguration()
+        configuration.gyroStillSettleTime = 0
+        #expect(Self.flick(to: 90, out: 0.2, rate: 200, configuration) == [.portrait, .landscapeLeft, .portrait])
     }
 
     /// A half turn from portrait to upside down in `duration` seconds (tilted back 20°): the changes.

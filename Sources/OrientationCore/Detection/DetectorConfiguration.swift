@@ -113,6 +113,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var gyroSettleHorizon: Double = 0.3
     /// Still, for the gyroscope: turning slower than this (°/s, above a hand's sway and tremor).
     public var gyroStillRate: Double = 6.0
+    /// With a gyroscope a slow-path candidate the device has come to rest in (still, for the
+    /// gyroscope) settles after this long instead of `settleTime`: a glance's far pose is still for
+    /// a few milliseconds at its turn (about 20 ms for 110° out in 0.4 s and back), a pose reached
+    /// for as long as it is held.
+    public var gyroStillSettleTime: Double = 0.04
     /// With a gyroscope the dwell rule at rest needs the device still this long, instead of
     /// `dwellAgreement` and `dwellTime`: longer than the pause of a glance that comes back.
     public var gyroDwellTime: Double = 0.2
@@ -203,6 +208,9 @@ public struct DetectorConfiguration: Sendable, Hashable {
             "gyro-settle-horizon", \.gyroSettleHorizon, "s",
             "gyroscope: ...if it would leave the candidate within this time"),
         parameter("gyro-still-rate", \.gyroStillRate, "°/s", "gyroscope: still below this rate"),
+        parameter(
+            "gyro-still-settle-time", \.gyroStillSettleTime, "s",
+            "gyroscope: slow path, a candidate still this long settles"),
         parameter("gyro-dwell-time", \.gyroDwellTime, "s", "gyroscope: dwell rule at rest, still this long"),
         parameter(
             "gyro-moving-dwell-time", \.gyroMovingDwellTime, "s", "gyroscope: dwell rule moving, turning this long"),
@@ -269,6 +277,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try require(gyroSettleRate > 0, "gyro-settle-rate", "> 0")
         try require(gyroSettleHorizon > 0, "gyro-settle-horizon", "> 0")
         try require(gyroStillRate > 0 && gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
+        try require(gyroStillSettleTime >= 0, "gyro-still-settle-time", ">= 0")
         try require(gyroDwellTime >= 0, "gyro-dwell-time", ">= 0")
         try require(gyroMovingDwellTime >= 0, "gyro-moving-dwell-time", ">= 0")
         try require(gapReprime > 0, "gap-reprime", "> 0")

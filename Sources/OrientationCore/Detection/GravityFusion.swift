@@ -92,6 +92,8 @@ public struct GravityFusion: Sendable {
     /// gravity's length and agreeing with the estimate) as of the last sample, in seconds: the
     /// evidence of rest the gyroscope gives.
     public var stillFor: Double { stillSince.map { lastTime - $0 } ?? 0 }
+    /// The last sample was still (``stillFor`` counts from the first of the run).
+    public var isStill: Bool { stillSince != nil }
     /// The estimate is anchored (see the type's notes); before, a caller should not rely on it.
     public private(set) var isReliable = false
     /// The last re-anchoring: when, and by how many degrees the estimate was set back.

@@ -320,7 +320,13 @@ public struct OrientationDetector: Sendable {
             slowCandidateSince = time
         }
         let dwell = candidate.isFlat ? configuration.faceDwell : configuration.settleTime
-        guard time - slowCandidateSince >= dwell, time >= acceleratingUntil else { return nil }
+        // A candidate the gyroscope shows the device at rest in needs no more than a glance's
+        // turnaround could pass for (``DetectorConfiguration/gyroStillSettleTime``), and no hold-off:
+        // still means not turning *and* the accelerometer back at gravity's length, agreeing.
+        let stillInside =
+            fused && !candidate.isFlat && fusion.isStill
+            && fusion.stillFor >= configuration.gyroStillSettleTime
+        guard stillInside || time - slowCandidateSince >= dwell && time >= acceleratingUntil else { return nil }
         return accept(candidate, at: time)
     }
 
