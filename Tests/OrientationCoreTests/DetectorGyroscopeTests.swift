@@ -155,6 +155,46 @@ struct DetectorGyroscopeTests {
         #expect(Self.flick(to: 90, out: 0.2, rate: 200, configuration) == [.portrait, .landscapeLeft, .portrait])
     }
 
+    /// A phone in a trouser pocket as its wearer stands up: lying with the thigh (`tilt`, face up or
+    /// down), turned upright (portrait) in `duration` seconds, jolted by up to 1 m/s². Returns the
+    /// changes and when the turn began.
+    private static func standUp(
+        from tilt: Double, over duration: Double
+    ) -> (changes: [OrientationChange], start: Double) {
+        var device = MovingDevice(jolt: 1.0)
+        device.hold(Pose(angle: 0, tilt: tilt), for: 2)
+        let start = device.time
+        device.follow(for: duration) { t in Pose(angle: 0, tilt: tilt * (1 - minimumJerk(t / duration))) }
+        device.hold(Pose(angle: 0, tilt: 0), for: 2)
+        return (device.changes, start)
+    }
+
+    @Test(
+        """
+        stood up with, a phone lying face up is portrait while it turns: looking ahead past the upright window's \
+        tilt (where whatever is shown holds) is not leaving portrait
+        """)
+    func standingUpFromFaceUpIsTakenWhileTurning() throws {
+        let (changes, start) = Self.standUp(from: 85, over: 0.6)
+        #expect(changes.map(\.to) == [.faceUp, .portrait])
+        // The tilt passes face-exit-tilt (65°) 0.22 s into the turn; the turn ends at 0.6 s.
+        let change = try #require(changes.last)
+        #expect(change.time - start < 0.4, "taken \(change.time - start) s into the turn")
+    }
+
+    @Test(
+        """
+        stood up with, a phone lying face down is portrait once its tilt leaves the face band, screen still \
+        facing down: from a face state no upright orientation is there for the overhead lock to hold
+        """)
+    func standingUpFromFaceDownIsTakenScreenDown() throws {
+        let (changes, start) = Self.standUp(from: -85, over: 1.0)
+        #expect(changes.map(\.to) == [.faceDown, .portrait])
+        // −65° is passed 0.37 s into the turn, the overhead lock's −15° at 0.70 s.
+        let change = try #require(changes.last)
+        #expect(change.time - start < 0.55, "taken \(change.time - start) s into the turn")
+    }
+
     /// A half turn from portrait to upside down in `duration` seconds (tilted back 20°): the changes.
     private static func halfTurn(over duration: Double, _ configuration: DetectorConfiguration) -> [DeviceOrientation] {
         var device = MovingDevice(configuration: configuration, jolt: 0.3)

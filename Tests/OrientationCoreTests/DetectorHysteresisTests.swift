@@ -160,10 +160,27 @@ struct DetectorHysteresisTests {
         #expect(tilted(from: .faceUp, to: tilt) == [.faceUp, orientation])
     }
 
-    @Test("face down holds until |tilt| < 65° and the overhead lock is released")
+    @Test("held overhead (screen down 55°) and turned, an upright orientation is locked: it holds")
+    func overheadLockHoldsUpright() {
+        var simulator = PoseSimulator()
+        simulator.hold(Pose(angle: 0, tilt: 20), for: 1)
+        simulator.turn(from: Pose(angle: 0, tilt: 20), to: Pose(angle: 0, tilt: -55), over: 0.6)
+        simulator.hold(Pose(angle: 0, tilt: -55), for: 1)
+        simulator.turn(from: Pose(angle: 0, tilt: -55), to: Pose(angle: 90, tilt: -55), over: 0.6)
+        simulator.hold(Pose(angle: 90, tilt: -55), for: 3)
+        #expect(simulator.reported == [.portrait])
+    }
+
+    @Test(
+        """
+        face down holds until |tilt| < 65°; screen still facing down, the direction then decides: from a face \
+        state there is no upright orientation for the overhead lock to hold
+        """)
     func faceDownHolds() {
         #expect(tilted(from: .faceDown, to: -68) == [.faceDown])
-        #expect(tilted(from: .faceDown, to: -30) == [.faceDown])  // overhead: screen facing down at 30°
+        #expect(tilted(from: .faceDown, to: -60) == [.faceDown, .portrait])
+        #expect(tilted(from: .faceDown, to: -30) == [.faceDown, .portrait])
+        #expect(tilted(from: Pose(angle: 90, tilt: -88), to: -45) == [.faceDown, .landscapeLeft])
         #expect(tilted(from: .faceDown, to: 10) == [.faceDown, .portrait])
     }
 }

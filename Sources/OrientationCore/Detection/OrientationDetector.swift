@@ -290,7 +290,7 @@ public struct OrientationDetector: Sendable {
         // With a gyroscope a rest is no rest while the device turns out of the candidate: turned about
         // its own centre, a device's accelerometer reads gravity alone, and agrees with itself near a
         // flick's far pose.
-        if let candidate = fastCandidate(rest: rest), ahead.map({ classify($0) == candidate }) ?? true {
+        if let candidate = fastCandidate(rest: rest), !(ahead.map { turnLeaves(candidate, to: $0) } ?? false) {
             return accept(candidate, at: time)
         }
         if let change = restingDwell(resting: resting, at: time) { return change }
@@ -307,7 +307,7 @@ public struct OrientationDetector: Sendable {
         let direction = (1 / judgedUp.magnitude) * judgedUp
         let moving =
             fused
-            ? ahead.map { classify($0) != candidate } ?? false
+            ? ahead.map { turnLeaves(candidate, to: $0) } ?? false
             : direction.dot(slowCandidateDirection) < cosSettleDrift
         if candidate != slowCandidate || moving {
             slowCandidate = candidate
@@ -340,6 +340,20 @@ public struct OrientationDetector: Sendable {
         guard fused, rate.magnitude > gyroSettleRate else { return nil }
         // Gravity, seen from the device, turns by −ω; the up vector with it.
         return Quaternion(axis: rate, angle: -rate.magnitude * configuration.gyroSettleHorizon).rotate(judgedUp)
+    }
+
+    /// Whether a turn that would carry the up vector to `ahead` (``turnAhead()``) leaves `candidate`:
+    /// `ahead` asks for another orientation, or lies in the band that holds the current one. A pose
+    /// beyond the upright window's tilt (tipped far back or screen down, short of a face state)
+    /// holds whatever is shown, so a turn heading there does not leave an upright candidate: a
+    /// phone in a pocket stood up with, turning from face up through portrait at 200 °/s, would
+    /// otherwise look ahead past the upright window and wait for the turn to end.
+    private func turnLeaves(_ candidate: DeviceOrientation, to ahead: Vector3) -> Bool {
+        if let asked = classify(ahead) { return asked != candidate }
+        guard !candidate.isFlat, Self.uprightAxis(candidate) != nil else { return true }
+        let sinTilt = ahead.z / ahead.magnitude
+        let tippedOut = sinTilt >= sinUprightMaximum || sinTilt <= sinUprightMinimum
+        return !(tippedOut && abs(sinTilt) < sinFaceEnter)
     }
 
     /// The fast path: a new orientation read from raw samples at rest, or nil. A face state needs the
@@ -518,7 +532,11 @@ public struct OrientationDetector: Sendable {
         if sinTilt >= sinFaceEnter { return .faceUp }
         if sinTilt <= -sinFaceEnter { return .faceDown }
         if orientation.isFlat, abs(sinTilt) >= sinFaceExit { return nil }
-        guard sinTilt < sinUprightMaximum, sinTilt > sinUprightMinimum, !overheadLocked else { return nil }
+        // From a face state screen-down poses short of it are upright too: there is no upright
+        // orientation the overhead lock could be holding (as from `unknown`).
+        guard sinTilt < sinUprightMaximum,
+            orientation.isFlat || sinTilt > sinUprightMinimum && !overheadLocked
+        else { return nil }
 
         // Direction in the screen plane: 0° top edge up, 90° left edge down (landscapeLeft).
         let planar = (up.x * up.x + up.y * up.y).squareRoot()
