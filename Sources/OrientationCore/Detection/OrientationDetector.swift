@@ -350,7 +350,7 @@ public struct OrientationDetector: Sendable {
     /// otherwise look ahead past the upright window and wait for the turn to end.
     private func turnLeaves(_ candidate: DeviceOrientation, to ahead: Vector3) -> Bool {
         if let asked = classify(ahead) { return asked != candidate }
-        guard !candidate.isFlat, Self.uprightAxis(candidate) != nil else { return true }
+        guard Self.uprightAxis(candidate) != nil else { return true }
         let sinTilt = ahead.z / ahead.magnitude
         let tippedOut = sinTilt >= sinUprightMaximum || sinTilt <= sinUprightMinimum
         return !(tippedOut && abs(sinTilt) < sinFaceEnter)
