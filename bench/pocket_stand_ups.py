@@ -24,7 +24,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "corpus"))
 import generate  # noqa: E402
-from bench.real_recordings import clearly, orientation, percentile  # noqa: E402
+from bench.real_recordings import Readings, orientation, percentile  # noqa: E402
 
 RATE = 50
 
@@ -57,11 +57,7 @@ def session(seed, orientd, detector, directory):
     rows, _, meta = generate.realise(scenario, seed, gyro=True)
     scale = 1 + meta["clock_error"]
     times = [row[0] for row in rows]
-    up = [(-row[1], -row[2], -row[3]) for row in rows]
-
-    def held(i, half=int(0.25 * RATE)):
-        a, b = max(0, i - half), min(len(up), i + half + 1)
-        return [sum(u[k] for u in up[a:b]) / (b - a) for k in range(3)]
+    readings = Readings([(-row[1], -row[2], -row[3]) for row in rows])
 
     def index(t):
         return min(range(len(times)), key=lambda i: abs(times[i] - t))
@@ -79,11 +75,9 @@ def session(seed, orientd, detector, directory):
         changes = [json.loads(line) for line in output.stdout.splitlines() if '"orientation"' in line]
         result[fused] = []
         for number, (begin, end) in enumerate(turns):
-            target = orientation(held(index(end + 1.5)))[0]
-            first, last = index(begin - 0.5), index(end + 2.5)
-            hold = int(0.3 * RATE)
-            onset = next((times[i] for i in range(first, last)
-                          if all(clearly(held(j), target) for j in range(i, min(last, i + hold)))), None)
+            target = orientation(readings.held(index(end + 1.5)))[0]
+            first = readings.onset(index(begin - 0.5), index(end + 2.5), target)
+            onset = None if first is None else times[first]
             reached = next((c["t"] for c in changes if c["t"] >= begin - 0.5 and c["orientation"] == target), None)
             if onset is None or reached is None:
                 result[fused].append((None, number, target))

@@ -151,24 +151,42 @@ def percentile(values, p):
     return ordered[i] + (x - i) * (ordered[min(i + 1, len(ordered) - 1)] - ordered[i])
 
 
+class Readings:
+    """A trace's up vectors (the negated readings) at RATE, with prefix sums for quick means."""
+
+    def __init__(self, up):
+        self.up = up
+        self.sums = [(0.0, 0.0, 0.0)]
+        for u in up:
+            self.sums.append(tuple(self.sums[-1][k] + u[k] for k in range(3)))
+
+    def mean(self, a, b):
+        """The mean of samples a..<b."""
+        a, b = max(0, a), min(len(self.up), b)
+        return [(self.sums[b][k] - self.sums[a][k]) / (b - a) for k in range(3)]
+
+    def held(self, i, half=int(0.25 * RATE)):
+        """What the person holds at sample i: the centred 0.5 s mean."""
+        return self.mean(i - half, i + half + 1)
+
+    def onset(self, begin, end, target):
+        """The first sample in begin..<end from which the held pose is clearly `target` for 0.3 s on
+        end, or None."""
+        hold = int(0.3 * RATE)
+        return next((i for i in range(begin, end)
+                     if all(clearly(self.held(j), target) for j in range(i, min(len(self.up), i + hold)))), None)
+
+
 def score(directory, traces, orientd, detector):
     latencies, missed, still_changes, moving_changes, skipped = [], [], [], [], 0
     for path in sorted(glob.glob(os.path.join(directory, "u*.csv"))):
         name = os.path.basename(path)[:-4]
         with open(os.path.join(traces, name + ".csv")) as f:
             rows = [[float(v) for v in line.split(",")[:4]] for line in f if not line.startswith("t,")]
-        up = [(-x, -y, -z) for _, x, y, z in rows]
-        sums = [(0.0, 0.0, 0.0)]
-        for u in up:
-            sums.append(tuple(sums[-1][k] + u[k] for k in range(3)))
-
-        def held(i, half=int(0.25 * RATE)):
-            a, b = max(0, i - half), min(len(up), i + half + 1)
-            return [(sums[b][k] - sums[a][k]) / (b - a) for k in range(3)]
+        readings = Readings([(-x, -y, -z) for _, x, y, z in rows])
 
         def mean(segment):
-            a, b = int(segment["start"] * RATE), int(segment["end"] * RATE)
-            return [(sums[b][k] - sums[a][k]) / (b - a) for k in range(3)]
+            return readings.mean(int(segment["start"] * RATE), int(segment["end"] * RATE))
 
         output = run([orientd, "replay", *detector, path], f"orientd replay {name}")
         changes = [json.loads(line) for line in output.splitlines() if '"orientation"' in line]
@@ -192,12 +210,11 @@ def score(directory, traces, orientd, detector):
                 continue
             begin = int((before["end"] - 0.5) * RATE)
             end = int((after["start"] + min(3.0, after["end"] - after["start"])) * RATE)
-            hold = int(0.3 * RATE)
-            onset = next((i / RATE for i in range(begin, end)
-                          if all(clearly(held(j), new) for j in range(i, min(len(up), i + hold)))), None)
-            if onset is None:
+            first = readings.onset(begin, end, new)
+            if first is None:
                 skipped += 1
                 continue
+            onset = first / RATE
             reached = next((c["t"] for c in changes if c["t"] >= begin / RATE and c["orientation"] == new), None)
             if reached is None or reached > after["end"]:
                 missed.append((name, old, new, round(onset, 2)))
