@@ -117,6 +117,26 @@ struct DetectorGyroscopeTests {
         #expect(change.time - end < 0.05, "taken \(change.time - end) s after the turn ended")
     }
 
+    @Test(
+        """
+        at 25 Hz a turn coming to rest is taken within a period of its end, the sensor's clock 0.7 % fast or \
+        slow: the still time (one period) ends at the sample within a quarter period of its end
+        """,
+        arguments: [24.825, 25.175])
+    func stillTimeIgnoresClockError(rate: Double) throws {
+        var device = MovingDevice(jolt: 2.0)
+        device.rate = rate
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        device.follow(for: 0.4) { t in Pose(angle: -90 * minimumJerk(t / 0.4), tilt: 20) }
+        let end = device.time
+        device.hold(Pose(angle: -90, tilt: 20), for: 2)
+        #expect(device.reported == [.portrait, .landscapeRight])
+        let change = try #require(device.changes.last)
+        // Compared exactly, the clock 0.7 % fast (0.0397 s for the 0.04 s still time) cost a period more.
+        let periods = ((change.time - end) * rate).rounded()
+        #expect(periods <= 1, "taken \(periods) periods after the turn ended at \(rate) Hz")
+    }
+
     /// Portrait, out to `angle` and straight back, `out` seconds each way, turned about the device's
     /// own centre (no lever arm: the accelerometer reads gravity alone and agrees with itself near
     /// the far pose), tilted back 20°, at `rate` Hz. Returns the orientations reported.

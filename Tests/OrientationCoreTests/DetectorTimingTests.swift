@@ -45,6 +45,25 @@ struct DetectorTimingTests {
         #expect(change.time - stepTime <= 0.121)
     }
 
+    @Test(
+        """
+        a step is reported on the same sample whether the sensor's clock runs 0.7 % fast or slow: the rest \
+        window ends at the sample within a quarter period of its end
+        """,
+        arguments: [24.0, 25.0, 25.175, 50.35])
+    func stepLatencyIgnoresClockError(rate: Double) throws {
+        var simulator = PoseSimulator(rate: rate)
+        simulator.hold(.portrait, for: 1)
+        let stepTime = simulator.time
+        simulator.hold(.landscapeRight, for: 1)
+        let change = try #require(simulator.changes.last)
+        #expect(change.to == .landscapeRight)
+        // Two periods (the 0.08 s window at 25 Hz) or four (at 50 Hz), however the clock is off;
+        // compared exactly, 25.175 Hz (0.0794 s for two periods) took a third.
+        let periods = ((change.time - stepTime) * rate).rounded()
+        #expect(periods == (rate > 40 ? 4 : 2), "decided \(periods) periods after the step at \(rate) Hz")
+    }
+
     @Test("a face state needs the longer face rest window")
     func faceRestWindow() throws {
         var simulator = PoseSimulator()

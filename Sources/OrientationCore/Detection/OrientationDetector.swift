@@ -120,6 +120,9 @@ public struct OrientationDetector: Sendable {
 
     private var primed = false
     private var lastSampleTime = -Double.infinity
+    /// The time between the last two samples (0 after a re-prime): a wait ends at the sample nearest
+    /// its end (``waited(_:for:)``).
+    private var sampleInterval = 0.0
     private var filteredUp = Vector3.zero
     /// The gravity estimate from the gyroscope and the accelerometer, fed while samples carry a rate.
     private var fusion: GravityFusion
@@ -221,6 +224,7 @@ public struct OrientationDetector: Sendable {
             return silenceChange  // a duplicate timestamp carries no new time
         } else {
             lastSampleTime = time
+            sampleInterval = interval
             let alpha = interval / (configuration.filterTimeConstant + interval)
             filteredUp = filteredUp + alpha * (up - filteredUp)
             recordRest(up, at: time)
@@ -325,9 +329,21 @@ public struct OrientationDetector: Sendable {
         // still means not turning *and* the accelerometer back at gravity's length, agreeing.
         let stillInside =
             fused && !candidate.isFlat && fusion.isStill
-            && fusion.stillFor >= configuration.gyroStillSettleTime
-        guard stillInside || time - slowCandidateSince >= dwell && time >= acceleratingUntil else { return nil }
+            && waited(fusion.stillFor, for: configuration.gyroStillSettleTime)
+        guard stillInside || waited(time - slowCandidateSince, for: dwell) && time >= acceleratingUntil else {
+            return nil
+        }
         return accept(candidate, at: time)
+    }
+
+    /// Whether a wait is over after `elapsed` seconds between samples: at the sample within a quarter
+    /// period of its end. Waits are whole numbers of periods (0.08 s is two at 25 Hz, four at 50),
+    /// and a sensor's clock runs a fraction of a per cent off nominal, its reads a millisecond or two
+    /// late: compared exactly, a clock 0.7 % fast (0.0794 s for two periods) costs a whole period
+    /// more. The dwell rule's waits and the start-up's span are bounds a glance's pause or a
+    /// moving device must not pass, and are kept exactly (detection.md §9.4).
+    private func waited(_ elapsed: Double, for wait: Double) -> Bool {
+        elapsed + 0.25 * min(sampleInterval, wait) >= wait
     }
 
     /// With a gyroscope, where the judged up vector would be after `gyroSettleHorizon` if the device
@@ -370,7 +386,7 @@ public struct OrientationDetector: Sendable {
             let still =
                 restingDirection(
                     over: configuration.startupRestWindow, minimumSamples: 2, cosSpread: cosStartupSpread,
-                    magnitudeTolerance: configuration.startupMagnitudeTolerance)?.mean
+                    magnitudeTolerance: configuration.startupMagnitudeTolerance, strictSpan: true)?.mean
                 ?? (rest?.excusedJolt == false ? rest?.mean : nil)
             return still.flatMap(startupCandidate)
         }
@@ -595,6 +611,7 @@ public struct OrientationDetector: Sendable {
         if primed { reprimeCount += 1 }
         primed = true
         lastSampleTime = time
+        sampleInterval = 0
         filteredUp = up
         fusion.restart()
         acceleratingUntil = -Double.infinity
@@ -621,14 +638,15 @@ public struct OrientationDetector: Sendable {
     }
 
     /// A rest the newest samples show: their mean up vector, and whether a landing's jolt was
-    /// excused in it (``restingDirection(over:minimumSamples:cosSpread:magnitudeTolerance:excusingJolt:)``).
+    /// excused in it (``restingDirection(over:minimumSamples:cosSpread:magnitudeTolerance:excusingJolt:strictSpan:)``).
     private struct Rest {
         var mean: Vector3
         var excusedJolt: Bool
     }
 
     /// The rest of the newest samples over `span` seconds, if they show one: at least
-    /// `minimumSamples` (default `restMinimumSamples`) samples reaching back `span`, each within
+    /// `minimumSamples` (default `restMinimumSamples`) samples reaching back `span` (to within a quarter
+    /// period, ``waited(_:for:)``; exactly with `strictSpan`), each within
     /// `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the spread
     /// (default `restSpread`, given as its cosine) of their mean direction.
     ///
@@ -637,7 +655,7 @@ public struct OrientationDetector: Sendable {
     /// the mean and the rest says so. One pass serves both the strict test and the excusing one.
     private func restingDirection(
         over span: Double, minimumSamples: Int? = nil, cosSpread: Double? = nil, magnitudeTolerance: Double? = nil,
-        excusingJolt: Bool = false
+        excusingJolt: Bool = false, strictSpan: Bool = false
     ) -> Rest? {
         let minimumSamples = minimumSamples ?? configuration.restMinimumSamples
         let magnitudeTolerance = magnitudeTolerance ?? configuration.restMagnitudeTolerance
@@ -668,7 +686,8 @@ public struct OrientationDetector: Sendable {
                 sum = sum + vector
                 count += 1
             }
-            if count >= minimumSamples, newestTime - time >= span { break }
+            let spanned = strictSpan ? newestTime - time >= span : waited(newestTime - time, for: span)
+            if count >= minimumSamples, spanned { break }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
         guard count >= minimumSamples else { return nil }
