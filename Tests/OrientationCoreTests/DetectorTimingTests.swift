@@ -175,6 +175,32 @@ struct DetectorTimingTests {
 
     // MARK: gaps and silence
 
+    /// Started in a car at 50 Hz, landscape: the first reading is a bump's `first` times gravity's
+    /// length, then `sustained` (0: none) more like it, then the road's vibration (each sample's
+    /// length 0.8 or 1.2 times gravity, alternating: no rest, no start-up pair). Returns the first
+    /// decision's time.
+    private static func startInACar(first: Double, sustained: Int = 0) throws -> Double {
+        var simulator = PoseSimulator(rate: 50)
+        let landscape = Pose.landscapeLeft.reading()
+        for _ in 0...sustained { simulator.feed(first * landscape) }
+        for index in 0..<50 { simulator.feed((index % 2 == 0 ? 0.8 : 1.2) * landscape) }
+        let change = try #require(simulator.changes.first)
+        #expect(change.to == .landscapeLeft)
+        return change.time
+    }
+
+    @Test(
+        """
+        a bump on the very first sample does not hold the first decision: a filter primed on one reading \
+        holds that reading, not a sustained acceleration; a sustained one still does
+        """)
+    func bumpOnTheFirstSampleDoesNotHoldOff() throws {
+        // 0.57 g: 4.2 m/s² short of gravity, past acceleration-tolerance (4 m/s²).
+        #expect(try Self.startInACar(first: 0.57) < 0.2)
+        // Two such samples: the filtered length is still 4 m/s² short after the second.
+        #expect(try Self.startInACar(first: 0.3, sustained: 1) >= DetectorConfiguration().accelerationHoldoff)
+    }
+
     @Test("unknown until the first decision")
     func unknownFirst() {
         var detector = OrientationDetector()

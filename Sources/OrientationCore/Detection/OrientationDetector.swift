@@ -282,7 +282,9 @@ public struct OrientationDetector: Sendable {
             slowCandidate = nil
             return nil
         }
-        if abs(filteredMagnitude - configuration.gravity) > configuration.accelerationTolerance {
+        // A filter primed this sample holds that one reading, not a sustained acceleration: a car's
+        // or a stride's single peak there would hold the first decision for the whole hold-off.
+        if sampleInterval > 0, abs(filteredMagnitude - configuration.gravity) > configuration.accelerationTolerance {
             acceleratingUntil = time + configuration.accelerationHoldoff
         }
         updateOverheadLock(sinTilt: judgedUp.z / judgedUp.magnitude)
