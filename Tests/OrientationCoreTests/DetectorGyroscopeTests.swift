@@ -137,6 +137,61 @@ struct DetectorGyroscopeTests {
         #expect(periods <= 1, "taken \(periods) periods after the turn ended at \(rate) Hz")
     }
 
+    /// Walked with: each step bounces the accelerometer along gravity (±3 m/s² at 2 Hz, which leaves
+    /// no rest and tilts nothing), turned from portrait to `angle` in 0.8 s, tilted back 20°, and from
+    /// 0.6 s into the turn tilted on to `tiltAfter` over 0.6 s: the changes and when the turn ended.
+    private static func walkedTurn(
+        to angle: Double, tiltAfter: Double = 20
+    ) -> (changes: [OrientationChange], end: Double) {
+        var device = MovingDevice()
+        var walked = 0.0
+        func walk(for seconds: Double, _ path: @escaping (Double) -> Pose) {
+            let start = walked
+            device.follow(
+                for: seconds,
+                push: { t in
+                    let reading = path(t).reading()
+                    return (3 * sin(2 * .pi * 2 * (start + t)) / reading.magnitude) * reading
+                }, path)
+            walked += seconds
+        }
+        walk(for: 2) { _ in Pose(angle: 0, tilt: 20) }
+        let end = device.time + 0.8
+        walk(for: 1.2) { t in
+            Pose(angle: angle * minimumJerk(t / 0.8), tilt: 20 + (tiltAfter - 20) * minimumJerk((t - 0.6) / 0.6))
+        }
+        walk(for: 2) { _ in Pose(angle: angle, tilt: tiltAfter) }
+        return (device.changes, end)
+    }
+
+    @Test(
+        """
+        walked with, a pose 36° short of landscape (54°) is landscape, as at rest: the fused direction is not \
+        swayed by the steps, so the moving dwell rule's line is the resting one (53°, not the low-pass's 55°)
+        """)
+    func walkedPosePastTheRestingLineIsTaken() throws {
+        let (changes, end) = Self.walkedTurn(to: 54)
+        #expect(changes.map(\.to) == [.portrait, .landscapeLeft])
+        let change = try #require(changes.last)
+        #expect(change.time - end < 0.5, "taken \(change.time - end) s after the turn ended")
+        // Short of the line (51°) it stays portrait.
+        #expect(Self.walkedTurn(to: 51).changes.map(\.to) == [.portrait])
+    }
+
+    @Test(
+        """
+        walked with, a pose that tilts on 40° as it crosses the dwell line is taken once it has lasted there: \
+        the mean starts afresh where the device turned to, instead of waiting for the old mean to catch up
+        """)
+    func walkedPoseTiltingOnStartsTheMeanAfresh() throws {
+        let (changes, end) = Self.walkedTurn(to: 60, tiltAfter: 60)
+        #expect(changes.map(\.to) == [.portrait, .landscapeLeft])
+        let change = try #require(changes.last)
+        // The tilt ends 0.4 s after the turn. Waiting for the mean since the line to catch up took
+        // 1.0 s.
+        #expect(change.time - end < 0.7, "taken \(change.time - end) s after the turn ended")
+    }
+
     /// Portrait, out to `angle` and straight back, `out` seconds each way, turned about the device's
     /// own centre (no lever arm: the accelerometer reads gravity alone and agrees with itself near
     /// the far pose), tilted back 20°, at `rate` Hz. Returns the orientations reported.

@@ -76,7 +76,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// filter half way, which must not count as the filter catching up (detection.md §17).
     public var dwellDrift: Double = 2.0
     /// Moving (walking, carried: the raw samples never rest), the low-passed direction is judged,
-    /// and it sways with each step, so the margin is larger...
+    /// and it sways with each step, so the margin is larger (with a gyroscope the fused direction
+    /// does not sway: `dwellMargin` serves)...
     public var dwellMovingMargin: Double = 20.0
     /// ...and the pose must stay past the diagonal this long, its mean past the line...
     public var dwellMovingTime: Double = 0.2
@@ -190,7 +191,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
             "dwell-agreement", \.dwellAgreement, "°", "dwell rule at rest: filtered pose this near the resting one"),
         parameter("dwell-drift", \.dwellDrift, "°", "dwell rule at rest: resting pose moves less than this"),
         parameter(
-            "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the filtered pose"),
+            "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the low-passed pose"),
         parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
         parameter(
             "dwell-moving-spread", \.dwellMovingSpread, "°", "dwell rule moving: ...and now this near its mean"),

@@ -454,19 +454,28 @@ public struct OrientationDetector: Sendable {
     /// With a gyroscope the fused direction does not trail a turn, so a glance that pauses past the
     /// line lies past it for its whole pause; but a device walked with is never still, and a pause
     /// is. Only the time the device turns counts then, and it must reach `gyroMovingDwellTime`; and
-    /// nothing is taken while the device turns back across the diagonal (``turnAhead()``).
+    /// nothing is taken while the device turns back across the diagonal (``turnAhead()``). The fused
+    /// direction is not swayed by the steps either, so its line is the resting one (`dwellMargin`),
+    /// and a direction that leaves the spread of the mean starts the mean afresh: the device has
+    /// turned on to another pose (a body lying down tilts on after the line), which must now last.
     private mutating func movingDwell(at time: Double, ahead: Vector3?) -> OrientationChange? {
         guard time >= acceleratingUntil, Self.uprightAxis(orientation) != nil else {
             movingDwellCandidate = nil
             return nil
         }
+        let line = fused ? restingDwellLine : movingDwellLine
         let direction = (1 / judgedUp.magnitude) * judgedUp
         if let candidate = movingDwellCandidate, dwellTarget(judgedUp, line: .diagonal) == candidate {
+            if fused, direction.dot(movingDwellSum) < cosDwellMovingSpread * movingDwellSum.magnitude {
+                movingDwellSince = time
+                movingDwellSum = .zero
+                movingDwellTurning = 0
+            }
             movingDwellSum = movingDwellSum + direction
-            if fusion.stillFor == 0, dwellTarget(judgedUp, line: movingDwellLine) == candidate {
+            if fusion.stillFor == 0, dwellTarget(judgedUp, line: line) == candidate {
                 movingDwellTurning += time - movingDwellLast
             }
-        } else if let target = dwellTarget(judgedUp, line: movingDwellLine) {
+        } else if let target = dwellTarget(judgedUp, line: line) {
             movingDwellCandidate = target
             movingDwellSince = time
             movingDwellSum = direction
@@ -481,7 +490,7 @@ public struct OrientationDetector: Sendable {
             ? movingDwellTurning >= configuration.gyroMovingDwellTime
             : time - movingDwellSince >= configuration.dwellMovingTime
         guard lasted, let candidate = movingDwellCandidate,
-            dwellTarget(movingDwellSum, line: movingDwellLine) == candidate,
+            dwellTarget(movingDwellSum, line: line) == candidate,
             direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude,
             ahead.map({ dwellTarget($0, line: .diagonal) == candidate }) ?? true
         else { return nil }
