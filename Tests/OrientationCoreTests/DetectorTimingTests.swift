@@ -33,16 +33,26 @@ struct DetectorTimingTests {
         #expect(lasting.reported == [.portrait, .landscapeLeft, .portrait])
     }
 
+    /// Held in portrait, then stepped to `pose` (`orientation`) at `rate`, each for `seconds`: the
+    /// time from the step to the change.
+    private static func stepDelay(
+        to pose: Pose = .landscapeRight, _ orientation: DeviceOrientation = .landscapeRight, rate: Double = 25,
+        _ configuration: DetectorConfiguration = DetectorConfiguration(), holding seconds: Double = 1
+    ) throws -> Double {
+        var simulator = PoseSimulator(configuration: configuration, rate: rate)
+        simulator.hold(.portrait, for: seconds)
+        let stepTime = simulator.time
+        simulator.hold(pose, for: seconds)
+        let change = try #require(simulator.changes.last)
+        #expect(change.to == orientation)
+        return change.time - stepTime
+    }
+
     @Test("a step is reported within the rest window, not on its first sample")
     func stepLatency() throws {
-        var simulator = PoseSimulator()
-        simulator.hold(.portrait, for: 1)
-        let stepTime = simulator.time
-        simulator.hold(.landscapeRight, for: 1)
-        let change = try #require(simulator.changes.last)
-        #expect(change.to == .landscapeRight)
-        #expect(change.time - stepTime >= DetectorConfiguration().restWindow - 1e-9)
-        #expect(change.time - stepTime <= 0.121)
+        let delay = try Self.stepDelay()
+        #expect(delay >= DetectorConfiguration().restWindow - 1e-9)
+        #expect(delay <= 0.121)
     }
 
     @Test(
@@ -52,15 +62,10 @@ struct DetectorTimingTests {
         """,
         arguments: [24.0, 25.0, 25.175, 50.35])
     func stepLatencyIgnoresClockError(rate: Double) throws {
-        var simulator = PoseSimulator(rate: rate)
-        simulator.hold(.portrait, for: 1)
-        let stepTime = simulator.time
-        simulator.hold(.landscapeRight, for: 1)
-        let change = try #require(simulator.changes.last)
-        #expect(change.to == .landscapeRight)
+        let delay = try Self.stepDelay(rate: rate)
         // Two periods (the 0.08 s window at 25 Hz) or four (at 50 Hz), however the clock is off;
         // compared exactly, 25.175 Hz (0.0794 s for two periods) took a third.
-        let periods = ((change.time - stepTime) * rate).rounded()
+        let periods = (delay * rate).rounded()
         #expect(periods == (rate > 40 ? 4 : 2), "decided \(periods) periods after the step at \(rate) Hz")
     }
 
@@ -123,16 +128,11 @@ struct DetectorTimingTests {
         configuration.restMagnitudeTolerance = 0.01  // slow path only
         configuration.dwellMovingTime = 10  // (the dwell rule in motion would take the filtered pose first)
         configuration.settleTime = 1.0
-        var simulator = PoseSimulator(configuration: configuration)
-        simulator.hold(.portrait, for: 3)
-        let stepTime = simulator.time
-        simulator.hold(.landscapeLeft, for: 3)
-        let change = try #require(simulator.changes.last)
-        #expect(change.to == .landscapeLeft)
+        let delay = try Self.stepDelay(to: .landscapeLeft, .landscapeLeft, configuration, holding: 3)
         // Settling starts once the filter has turned past the hysteresis line and stopped drifting
         // (≈ 3 τ for a 90° step), then lasts the settle time.
-        #expect(change.time - stepTime >= 1.0 + 0.25)
-        #expect(change.time - stepTime < 1.0 + 0.8)
+        #expect(delay >= 1.0 + 0.25)
+        #expect(delay < 1.0 + 0.8)
     }
 
     // MARK: gates
