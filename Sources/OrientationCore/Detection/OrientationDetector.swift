@@ -120,8 +120,8 @@ public struct OrientationDetector: Sendable {
 
     private var primed = false
     private var lastSampleTime = -Double.infinity
-    /// The time between the last two samples (0 after a re-prime): a wait ends at the sample nearest
-    /// its end (``waited(_:for:)``).
+    /// The time between the last two samples (0 after a re-prime): a wait ends at the sample within
+    /// a quarter of it of its end (``waited(_:for:)``).
     private var sampleInterval = 0.0
     private var filteredUp = Vector3.zero
     /// The gravity estimate from the gyroscope and the accelerometer, fed while samples carry a rate.
