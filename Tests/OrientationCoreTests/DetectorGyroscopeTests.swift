@@ -16,6 +16,8 @@ private struct MovingDevice {
     var time = 0.0
     /// Each axis of the accelerometer is off by up to this much (m/s²), uniformly.
     var jolt = 0.0
+    /// Whether the samples carry the gyroscope's rate (the daemon switches it off at rest).
+    var gyroscopeOn = true
     private var seed: UInt64 = 0x2545_F491_4F6C_DD1D
 
     init(configuration: DetectorConfiguration = DetectorConfiguration(), jolt: Double = 0) {
@@ -49,7 +51,7 @@ private struct MovingDevice {
             let tilting = Vector3(du.y * u.z - du.z * u.y, du.z * u.x - du.x * u.z, du.x * u.y - du.y * u.x)
             let omega = tilting + (swivel * .pi / 180) * u
             let reading = -9.81 * u + push(t) + Vector3(noise(), noise(), noise())
-            let sample = AccelerationSample(time: time, vector: reading, rotationRate: omega)
+            let sample = AccelerationSample(time: time, vector: reading, rotationRate: gyroscopeOn ? omega : nil)
             if let change = detector.process(sample) { changes.append(change) }
             time += 1 / rate
         }
@@ -135,6 +137,33 @@ struct DetectorGyroscopeTests {
         // Compared exactly, the clock 0.7 % fast (0.0397 s for the 0.04 s still time) cost a period more.
         let periods = ((change.time - end) * rate).rounded()
         #expect(periods <= 1, "taken \(periods) periods after the turn ended at \(rate) Hz")
+    }
+
+    @Test(
+        """
+        a gyroscope switched on late in a flick from rest, or as it ends, at 25 Hz: the flick is taken one \
+        period after it ends, as soon as the still time allows (the fusion's anchor took two)
+        """,
+        arguments: [0.0, 0.08])
+    func gyroscopeSwitchedOnAsAFlickEndsAnchorsAtOnce(onBeforeTheEnd: Double) throws {
+        var device = MovingDevice(jolt: 0.2)
+        device.rate = 25
+        device.gyroscopeOn = false
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        // A wrist's quarter turn in 0.2 s, the sensor 7 cm from the wrist: up to 15 m/s² along the
+        // screen as it speeds up and slows down, so the rest begins only as the flick ends.
+        let flick: (Double) -> Pose = { t in Pose(angle: 90 * minimumJerk(t / 0.2), tilt: 20) }
+        let push: (Double) -> Vector3 = { t in Vector3(15 * sin(2 * .pi * t / 0.2), 0, 0) }
+        device.follow(for: 0.2 - onBeforeTheEnd, push: push, flick)
+        device.gyroscopeOn = true
+        let later = 0.2 - onBeforeTheEnd
+        device.follow(for: onBeforeTheEnd, push: { t in push(t + later) }) { t in flick(t + later) }
+        let end = device.time
+        device.hold(Pose(angle: 90, tilt: 20), for: 2)
+        #expect(device.reported == [.portrait, .landscapeLeft])
+        let change = try #require(device.changes.last)
+        let periods = ((change.time - end) * device.rate).rounded()
+        #expect(periods <= 1, "taken \(periods) periods after the flick ended")
     }
 
     /// Walked with: each step bounces the accelerometer along gravity (±3 m/s² at 2 Hz, which leaves

@@ -134,6 +134,35 @@ struct GravityFusionTests {
         #expect(fusion.gravity == Vector3(-9.81, 0, 0))
     }
 
+    @Test(
+        """
+        after a restart, still from its own sample on: anchored one still time (0.04 s) later at 25 Hz, the \
+        clock 0.7 % fast or slow, and still since that sample
+        """,
+        arguments: [0.0397, 0.0403])
+    func restartOnAStillSampleAnchorsAfterTheStillTime(period: Double) {
+        var fusion = GravityFusion()
+        let upright = Vector3(0.1, -9.8, 0.2)
+        // Mid-turn, a step the rates cannot integrate (as a flick read at 25 Hz), then rest.
+        fusion.process(time: 0, reading: Vector3(-9.81, 0, 0), rotationRate: Vector3(0, 0, -3))
+        fusion.process(time: period, reading: upright, rotationRate: Vector3(0, 0, 0.01))
+        #expect(!fusion.isReliable)
+        fusion.process(time: 2 * period, reading: upright, rotationRate: Vector3(0, 0, 0.01))
+        #expect(fusion.isReliable)
+        #expect(fusion.gravity.map { degrees(between: $0, upright) < 0.1 } == true)
+        #expect(abs(fusion.stillFor - period) < 1e-9)
+    }
+
+    @Test("after a restart mid-turn, the estimate is not trusted while the device turns")
+    func restartWhileTurningIsNotAnchored() {
+        var fusion = GravityFusion()
+        for step in 0..<50 {
+            let time = Double(step) * 0.02
+            fusion.process(time: time, reading: Vector3(0, -9.81, 0), rotationRate: Vector3(0, 0, 0.5))
+            #expect(!fusion.isReliable, "at \(time) s")
+        }
+    }
+
     @Test("a mirrored mount matrix keeps the right-hand rule")
     func mirroredMount() throws {
         let mirrored = try MountMatrix(rows: [[-1, 0, 0], [0, 1, 0], [0, 0, 1]])

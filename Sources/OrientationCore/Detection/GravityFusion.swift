@@ -69,9 +69,13 @@ public struct GravityFusion: Sendable {
         /// integrated from its two ends (a shake read at 25 Hz: rates of ±6 rad/s reversing five
         /// times a second): the estimate restarts, as after a gap. 0.1 rad, about 6° of doubt.
         public var maximumStepChange: Double = 0.1
-        /// Still this long after a restart anchors the estimate to the accelerometer (the detector's
-        /// rest window: a flick's far pose or a shake's reversal is still for milliseconds).
-        public var anchorTime: Double = 0.08
+        /// Still this long after a restart anchors the estimate to the accelerometer: a flick's far
+        /// pose or a shake's reversal is still for milliseconds, a glance's of 75° or more out in up
+        /// to 0.5 s for less than 40 ms (the detector's `gyroStillSettleTime`, which it passes here).
+        /// Counted from the restart's own sample when that is still, and met at the sample within a
+        /// quarter period of it, as the detector's waits are: a gyroscope switched on as a turn ends
+        /// (the daemon's pace goes fast, detection.md §16) then costs the anchor no extra period.
+        public var anchorTime: Double = 0.04
         /// Uninterrupted correction this long anchors it too (three correction times: e⁻³).
         public var convergenceTime: Double = 1.5
         /// Still this long while the accelerometer disagrees re-anchors a reliable estimate.
@@ -129,6 +133,13 @@ public struct GravityFusion: Sendable {
             rotationRate = measured - bias
             lastTime = time
             restartedAt = time
+            // A first sample that shows rest begins a still run (see `anchorTime`).
+            if rotationRate.magnitude < settings.stillRate,
+                abs(length - settings.gravity) < settings.stillAccelerationTolerance
+            {
+                slowSince = time
+                slowReading = reading
+            }
             return gravity!
         }
         guard interval > 0 else { return estimate }
@@ -168,7 +179,9 @@ public struct GravityFusion: Sendable {
             disagreeingSince = nil
         }
         let disagreeingFor = disagreeingSince.map { time - $0 } ?? 0
-        if !isReliable && (slowFor >= settings.anchorTime || time - restartedAt >= settings.convergenceTime)
+        let anchoredByRest =
+            slowSince != nil && slowFor + 0.25 * min(interval, settings.anchorTime) >= settings.anchorTime
+        if !isReliable && (anchoredByRest || time - restartedAt >= settings.convergenceTime)
             || isReliable && disagreeingFor >= settings.reanchorTime
         {
             if isReliable {
@@ -176,6 +189,9 @@ public struct GravityFusion: Sendable {
                 lastReanchor = (time, acos(cosine) * 180 / .pi)
             }
             if slowFor > 0 || isReliable { turned = target }
+            // Anchored by stillness, the device has been still since that began: the estimate was
+            // merely unknown then, and the rate, the length and the direction already showed rest.
+            if !isReliable, slowFor > 0 { stillSince = slowSince }
             isReliable = true
         }
         let still = slow && (agrees || turned == target)

@@ -192,6 +192,9 @@ public struct OrientationDetector: Sendable {
         fusionSettings.gravity = configuration.gravity
         fusionSettings.correctionTime = configuration.gyroCorrectionTime
         fusionSettings.stillRate = radians(configuration.gyroStillRate)
+        // A restart is trusted after the stillness that settles a candidate: the same physics (a
+        // far pose is still for less), and a gyroscope switched on mid-turn costs no more.
+        fusionSettings.anchorTime = configuration.gyroStillSettleTime
         fusion = GravityFusion(settings: fusionSettings)
         var checkSettings = GyroscopeCheck.Settings()
         checkSettings.gravity = configuration.gravity
