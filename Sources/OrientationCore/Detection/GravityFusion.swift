@@ -134,9 +134,7 @@ public struct GravityFusion: Sendable {
             lastTime = time
             restartedAt = time
             // A first sample that shows rest begins a still run (see `anchorTime`).
-            if rotationRate.magnitude < settings.stillRate,
-                abs(length - settings.gravity) < settings.stillAccelerationTolerance
-            {
+            if showsRest(rate: rotationRate, length: length) {
                 slowSince = time
                 slowReading = reading
             }
@@ -157,7 +155,7 @@ public struct GravityFusion: Sendable {
         let agrees = turned.dot(reading) >= cos(settings.disagreement * .pi / 180) * turned.magnitude * length
         // Slow: not turning, at gravity's length, and pointing where it pointed when that began (a
         // shake without a turn passes gravity's length at each reversal, each time elsewhere).
-        var slow = rate.magnitude < settings.stillRate && off < settings.stillAccelerationTolerance
+        var slow = showsRest(rate: rate, length: length)
         if slow, let first = slowReading,
             first.dot(reading) < cos(settings.disagreement * .pi / 180) * first.magnitude * length
         {
@@ -179,8 +177,7 @@ public struct GravityFusion: Sendable {
             disagreeingSince = nil
         }
         let disagreeingFor = disagreeingSince.map { time - $0 } ?? 0
-        let anchoredByRest =
-            slowSince != nil && slowFor + 0.25 * min(interval, settings.anchorTime) >= settings.anchorTime
+        let anchoredByRest = slowSince != nil && waitIsOver(slowFor, for: settings.anchorTime, period: interval)
         if !isReliable && (anchoredByRest || time - restartedAt >= settings.convergenceTime)
             || isReliable && disagreeingFor >= settings.reanchorTime
         {
@@ -224,6 +221,11 @@ public struct GravityFusion: Sendable {
         let magnitude = turned.magnitude
         gravity = magnitude > 0 ? (settings.gravity / magnitude) * turned : estimate
         return gravity!
+    }
+
+    /// Not turning (the bias removed) and at gravity's length: a sample that may be at rest.
+    private func showsRest(rate: Vector3, length: Double) -> Bool {
+        rate.magnitude < settings.stillRate && abs(length - settings.gravity) < settings.stillAccelerationTolerance
     }
 
     /// Forgets the estimate (a gap, another sensor); the bias learned is kept.

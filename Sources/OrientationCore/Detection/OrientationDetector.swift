@@ -341,14 +341,11 @@ public struct OrientationDetector: Sendable {
         return accept(candidate, at: time)
     }
 
-    /// Whether a wait is over after `elapsed` seconds between samples: at the sample within a quarter
-    /// period of its end. Waits are whole numbers of periods (0.08 s is two at 25 Hz, four at 50),
-    /// and a sensor's clock runs a fraction of a per cent off nominal, its reads a millisecond or two
-    /// late: compared exactly, a clock 0.7 % fast (0.0794 s for two periods) costs a whole period
-    /// more. The dwell rule's waits and the start-up's span are bounds a glance's pause or a
-    /// moving device must not pass, and are kept exactly (detection.md §9.4).
+    /// Whether a wait is over after `elapsed` seconds between samples (``waitIsOver(_:for:period:)``).
+    /// The dwell rule's waits and the start-up's span are bounds a glance's pause or a moving device
+    /// must not pass, and are kept exactly (detection.md §9.4).
     private func waited(_ elapsed: Double, for wait: Double) -> Bool {
-        elapsed + 0.25 * min(sampleInterval, wait) >= wait
+        waitIsOver(elapsed, for: wait, period: sampleInterval)
     }
 
     /// With a gyroscope, where the judged up vector would be after `gyroSettleHorizon` if the device
@@ -716,4 +713,13 @@ public struct OrientationDetector: Sendable {
         }
         return Rest(mean: mean, excusedJolt: newestJolt != nil)
     }
+}
+
+/// Whether a wait is over after `elapsed` seconds between samples `period` apart: at the sample
+/// within a quarter period of its end. Waits are whole numbers of periods (0.08 s is two at 25 Hz,
+/// four at 50), and a sensor's clock runs a fraction of a per cent off nominal, its reads a
+/// millisecond or two late: compared exactly, a clock 0.7 % fast (0.0794 s for two periods) costs a
+/// whole period more.
+func waitIsOver(_ elapsed: Double, for wait: Double, period: Double) -> Bool {
+    elapsed + 0.25 * min(period, wait) >= wait
 }
