@@ -163,6 +163,29 @@ struct GravityFusionTests {
         }
     }
 
+    @Test(
+        """
+        restarted at a shake's peak and read at 100 Hz, the estimate is not trusted until the accelerometer \
+        has corrected it: time since the restart is no correction
+        """)
+    func shakeStartedAtItsPeakIsNotTrustedWrong() {
+        // Shaken in landscape, 2 g along x at 2.5 Hz and turning ±0.3 rad with it: the readings pass
+        // gravity's length only near each reversal of the push, so the restart's error (63°: its
+        // first sample reads gravity plus 2 g) is pulled away only slowly. Integrable at 100 Hz.
+        let shake = TurningDevice(
+            angle: { .pi / 2 + 0.3 * sin(2 * .pi * 2.5 * $0) },
+            acceleration: { Vector3(2 * 9.81 * cos(2 * .pi * 2.5 * $0), 0, 0) })
+        var fusion = GravityFusion()
+        var trustedWrong: [Double] = []
+        for step in 0...300 {
+            let time = Double(step) * 0.01
+            let (reading, rate) = shake.sample(at: time)
+            let estimate = fusion.process(time: time, reading: reading, rotationRate: rate)
+            if fusion.isReliable, degrees(between: estimate, shake.gravity(at: time)) > 10 { trustedWrong.append(time) }
+        }
+        #expect(trustedWrong.first == nil, "trusted more than 10° wrong at \(trustedWrong.count) samples")
+    }
+
     @Test("a mirrored mount matrix keeps the right-hand rule")
     func mirroredMount() throws {
         let mirrored = try MountMatrix(rows: [[-1, 0, 0], [0, 1, 0], [0, 0, 1]])

@@ -24,7 +24,9 @@ import Darwin
 /// the middle of a motion) begins from the accelerometer's reading, which may be anything but
 /// gravity then (a flick's lever arm reads up to 2 g). The estimate is ``isReliable`` only once the
 /// device has been still (turning slower than `stillRate` at gravity's length) for `anchorTime`,
-/// when it is set to the reading, or after `convergenceTime` of uninterrupted correction. Once
+/// when it is set to the reading, or once the correction has pulled it as far as `convergenceTime` of
+/// uninterrupted correction would (time alone is no correction: a shake's readings are rarely near
+/// gravity's length, and a restart at its peak stays as wrong as it began). Once
 /// reliable, a device still for `reanchorTime` whose accelerometer disagrees is re-anchored: nothing
 /// but a wrong estimate (or a steady push that long) explains it.
 ///
@@ -76,7 +78,9 @@ public struct GravityFusion: Sendable {
         /// quarter period of it, as the detector's waits are: a gyroscope switched on as a turn ends
         /// (the daemon's pace goes fast, detection.md §16) then costs the anchor no extra period.
         public var anchorTime: Double = 0.04
-        /// Uninterrupted correction this long anchors it too (three correction times: e⁻³).
+        /// Correction this long anchors it too (three correction times: e⁻³ of the restart's error
+        /// left), counting the readings near enough gravity's length to pull or agreeing with the
+        /// estimate, not the time itself: a shake's readings do neither for most of it.
         public var convergenceTime: Double = 1.5
         /// Still this long while the accelerometer disagrees re-anchors a reliable estimate.
         public var reanchorTime: Double = 0.3
@@ -110,7 +114,9 @@ public struct GravityFusion: Sendable {
     private var slowSince: Double?
     private var slowReading: Vector3?
     private var disagreeingSince: Double?
-    private var restartedAt = 0.0
+    /// The share of the restart's error that uninterrupted correction would have left by now,
+    /// counting only the readings that could correct it or confirm it.
+    private var errorLeft = 1.0
     /// The last sample's rate (bias removed): a step turns by the mean of the rates at its two ends.
     private var lastRate: Vector3?
 
@@ -132,7 +138,7 @@ public struct GravityFusion: Sendable {
             gravity = (settings.gravity / length) * reading
             rotationRate = measured - bias
             lastTime = time
-            restartedAt = time
+            errorLeft = 1
             // A first sample that shows rest begins a still run (see `anchorTime`).
             if showsRest(rate: rotationRate, length: length) {
                 slowSince = time
@@ -178,7 +184,7 @@ public struct GravityFusion: Sendable {
         }
         let disagreeingFor = disagreeingSince.map { time - $0 } ?? 0
         let anchoredByRest = slowSince != nil && waitIsOver(slowFor, for: settings.anchorTime, period: interval)
-        if !isReliable && (anchoredByRest || time - restartedAt >= settings.convergenceTime)
+        if !isReliable && (anchoredByRest || errorLeft <= exp(-settings.convergenceTime / settings.correctionTime))
             || isReliable && disagreeingFor >= settings.reanchorTime
         {
             if isReliable {
@@ -200,6 +206,12 @@ public struct GravityFusion: Sendable {
             }
         } else {
             stillSince = nil
+        }
+        // A reading near enough gravity's length to pull, or agreeing with the estimate whatever its
+        // length (a walk's bounce lies along gravity), is a correction step toward anchoring; one
+        // that neither pulls nor agrees (a shake's peak) shows nothing of the restart's error.
+        if agrees || off < settings.accelerationTolerance {
+            errorLeft *= settings.correctionTime / (settings.correctionTime + interval)
         }
         if off < settings.accelerationTolerance {
             let trust = 1 - off / settings.accelerationTolerance
