@@ -34,7 +34,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
             By default every sample of the trace reaches the detector. --pace reads the trace as the daemon \
             reads a polled sensor instead (docs/detection.md §16): the sensor holds its latest sample, and \
-            it is read at --rate while the device moves and at --held-rate (held in a hand) or --rest-rate \
+            it is read at --rate while the device moves (at --gyroscope-rate, 50 Hz, while a gyroscope in the \
+            trace works: docs/detection.md §18) and at --held-rate (held in a hand) or --rest-rate \
             (lying still) at rest; "fixed" reads at --rate always (the daemon's --rest-rate 0). A read takes \
             whichever sample the sensor holds then, so a paced decision is reproduced offline. With --pace \
             default each change of pace is printed too: {"t": …, "pace": "fast"|"held"|"lying"}. --phase S \
@@ -88,6 +89,13 @@ struct ReplayCommand: AsyncParsableCommand {
             "With --pace default: the rate at rest in a hand (default 4; 0: the rest rate).", valueName: "hz"))
     var heldRate: Double?
 
+    @Option(
+        name: .customLong("gyroscope-rate"),
+        help: ArgumentHelp(
+            "With --pace default: the rate while the device moves and the trace's gyroscope works (default 50; "
+                + "0 or below --rate: --rate).", valueName: "hz"))
+    var gyroscopeRate: Double?
+
     @Option(help: ArgumentHelp("With --pace: seconds from the first sample to the first read.", valueName: "seconds"))
     var phase: Double?
 
@@ -102,10 +110,15 @@ struct ReplayCommand: AsyncParsableCommand {
         let defaults = SamplingPace.Settings()
         let fast = rate ?? defaults.fastRate
         switch pace {
-        case .fixed: return SamplingPace.Settings(fastRate: fast, restRate: fast, heldRate: fast)
+        case .fixed:
+            var settings = SamplingPace.Settings(fastRate: fast, restRate: fast, heldRate: fast)
+            settings.gyroscopeRate = 0
+            return settings
         case .default:
-            return SamplingPace.Settings(
+            var settings = SamplingPace.Settings(
                 fastRate: fast, restRate: restRate ?? defaults.restRate, heldRate: heldRate ?? defaults.heldRate)
+            settings.gyroscopeRate = gyroscopeRate ?? defaults.gyroscopeRate
+            return settings
         }
     }
 
@@ -119,13 +132,14 @@ struct ReplayCommand: AsyncParsableCommand {
         guard speed.isFinite, speed >= 0 else { throw ValidationError("--speed must be a number ≥ 0, got \(speed)") }
         let pacedOptions: [(String, Bool)] = [
             ("--rate", rate != nil), ("--rest-rate", restRate != nil), ("--held-rate", heldRate != nil),
-            ("--phase", phase != nil), ("--seed", seed != nil),
+            ("--gyroscope-rate", gyroscopeRate != nil), ("--phase", phase != nil), ("--seed", seed != nil),
         ]
         if pace == nil, let option = pacedOptions.first(where: \.1)?.0 {
             throw ValidationError("\(option) applies to a paced replay only: add --pace default or --pace fixed")
         }
-        if pace == .fixed, restRate != nil || heldRate != nil {
-            throw ValidationError("--rest-rate and --held-rate apply to --pace default (fixed reads at --rate always)")
+        if pace == .fixed, restRate != nil || heldRate != nil || gyroscopeRate != nil {
+            throw ValidationError(
+                "--rest-rate, --held-rate and --gyroscope-rate apply to --pace default (fixed reads at --rate always)")
         }
         if phase != nil, seed != nil { throw ValidationError("--phase and --seed both set where the first read falls") }
         for (name, value) in [("--rate", rate), ("--rest-rate", restRate)] {
@@ -135,6 +149,9 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         if let phase, let period = paceSettings.map({ 1 / $0.fastRate }), !(phase >= 0 && phase < period) {
             throw ValidationError("--phase must be ≥ 0 and below one sampling period (\(period) s), got \(phase)")
+        }
+        if let gyroscopeRate, !(gyroscopeRate.isFinite && gyroscopeRate >= 0) {
+            throw ValidationError("--gyroscope-rate must be a number ≥ 0, got \(gyroscopeRate)")
         }
         if let heldRate, !(heldRate.isFinite && heldRate >= 0) {
             throw ValidationError("--held-rate must be a number ≥ 0, got \(heldRate)")

@@ -28,6 +28,7 @@ struct DaemonOptions: ParsableArguments {
     @OptionGroup var detector: DetectorOptions
     @Option(name: .customLong("rest-rate"), help: SettingHelp.of("rest-rate")) var restRate: String?
     @Option(name: .customLong("held-rate"), help: SettingHelp.of("held-rate")) var heldRate: String?
+    @Option(name: .customLong("gyroscope-rate"), help: SettingHelp.of("gyroscope-rate")) var gyroscopeRate: String?
     @Option(name: .customLong("motion-margin"), help: SettingHelp.of("motion-margin")) var motionMargin: String?
 
     @Option(name: .customLong("socket"), help: SettingHelp.of("socket")) var socket: String?
@@ -98,7 +99,8 @@ struct DaemonOptions: ParsableArguments {
         // Typed apart from the sensor's options: Swift 6.2 (Debian's, which builds the arm64 package)
         // gives up type-checking the whole sum at once.
         let given: [(option: String, value: String?)] = [
-            ("rest-rate", restRate), ("held-rate", heldRate), ("motion-margin", motionMargin), ("socket", socket),
+            ("rest-rate", restRate), ("held-rate", heldRate), ("gyroscope-rate", gyroscopeRate),
+            ("motion-margin", motionMargin), ("socket", socket),
             ("socket-mode", socketMode),
             ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }),
@@ -205,10 +207,11 @@ struct ServeCommand: AsyncParsableCommand {
         // stand for a device without them); a kind whose udev watch fails is logged and left out.
         let kindSources: [any KindSensorSource] =
             sensorConfiguration.specification.isLocal ? SensorKind.allCases.map { UdevKindSource(kind: $0) } : []
-        // A gyroscope in a device of its own, read at the accelerometer's rate while the device moves.
+        // A gyroscope in a device of its own, read at the accelerometer's rate while the device moves
+        // (its faster rate while something wants one: the accelerometer's read pace says).
         let gyroscope: (any GyroscopeSource)? =
             sensorConfiguration.specification.isLocal
-            ? UdevGyroscopeSource(interval: 1 / sensorConfiguration.rate) : nil
+            ? UdevGyroscopeSource(interval: 1 / sensorConfiguration.rate, pace: source.readPace) : nil
         let service = OrientationDaemonService(
             configuration: configuration, source: source, baseSource: baseSource, hingeAngleSensor: hingeAngleSensor,
             gyroscope: gyroscope,

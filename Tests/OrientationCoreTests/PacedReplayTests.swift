@@ -52,6 +52,38 @@ struct PacedReplayTests {
         #expect(afterStep.count >= 10)
     }
 
+    /// Reads per second between 1 and 3 s of a 200 Hz trace turning in the screen plane at 1 rad/s
+    /// (the pace stays fast), its gyroscope reading `rate(time)` about z when given, and the verdict
+    /// at the end.
+    static func movingReads(rate: ((Double) -> Double)?) -> (perSecond: Double, verdict: GyroscopeCheck.Verdict) {
+        var replay = PacedReplay(pipeline: OrientationPipeline(), pace: SamplingPace.Settings())
+        var reads: [PacedReplay.Read] = []
+        for index in 0..<800 {
+            let time = Double(index) / 200
+            let reading = Vector3(-9.81 * sin(time), -9.81 * cos(time), 0)
+            reads += replay.offer(time: time, reading: reading, rotationRate: rate.map { Vector3(0, 0, $0(time)) })
+        }
+        let moving = reads.filter { $0.time >= 1 && $0.time < 3 }
+        return (Double(moving.count) / 2, replay.pipeline.detector.gyroscopeVerdict)
+    }
+
+    @Test(
+        """
+        while the device moves, a working gyroscope is read at the gyroscope rate (50 Hz, where a hand's \
+        quickest turn integrates), a trace without one at the sampling rate (25 Hz), a failed one too
+        """)
+    func gyroscopeReadFaster() {
+        let working = Self.movingReads(rate: { 1 + 0.01 * sin(37 * $0) })
+        #expect(working.verdict == .working)
+        #expect(abs(working.perSecond - 50) <= 1, "\(working.perSecond) reads/s with a working gyroscope")
+        let none = Self.movingReads(rate: nil)
+        #expect(abs(none.perSecond - 25) <= 1, "\(none.perSecond) reads/s without a gyroscope")
+        // Frozen at zero while the accelerometer turns: judged failed, and read as without one.
+        let frozen = Self.movingReads(rate: { _ in 0 })
+        #expect(frozen.verdict != .working)
+        #expect(abs(frozen.perSecond - 25) <= 1, "\(frozen.perSecond) reads/s with a failed gyroscope")
+    }
+
     @Test("a read after a rest carries one reading's weight in the low-pass, not the whole pause's")
     func readAfterRest() throws {
         // Still in portrait until 5 s, then one reading 40° off (a flick's far pose) and portrait again.

@@ -83,6 +83,20 @@ class Gyroscope(ServingCase):
         gyroscope.wait_for_reads(5, "motion switches the gyroscope on")
         client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
 
+    def test_while_the_device_moves_the_imu_is_asked_for_50_hz(self):
+        """A hand's quickest turn integrates only from about 50 Hz: the IMU is asked for it (its
+        sampling_frequency) while the device moves, and for the configured 25 Hz again at rest."""
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes(),
+                                          sampling=("25", "12.5 25 50 100"))
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "50", what="50 Hz while moving")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
+        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "25", what="25 Hz at rest")
+        self.bed.set_raw(path, 1000, 0, 0)
+        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "50", what="50 Hz on motion")
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+
     def test_a_gyroscope_matrix_that_differs_is_said_and_the_accelerometers_used(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes(matrix="0, 1, 0; 1, 0, 0; 0, 0, -1"))
         daemon, client = self.serve()
@@ -193,6 +207,21 @@ class GyroscopeOfItsOwn(ServingCase):
         text = orientd(self.bed, "list-sensors").stdout
         self.assertIn("iio:device1  gyro_3d: gyroscope  ← read with the accelerometer while the device moves", text)
         self.assertIn("reading       polled: in_anglvel_x_raw, _y_raw, _z_raw", text)
+
+    def test_it_is_polled_at_50_hz_while_it_runs(self):
+        """A hand's quickest turn integrates only from about 50 Hz: it is polled at 50 Hz while it
+        runs, with the accelerometer, though their configured rate is 25 Hz. A motion subscriber at
+        25 Hz keeps both running here, as a moving device would."""
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        gyroscope_path = self.add_gyroscope()
+        reads = ReadCounter(os.path.join(self.bed.root, gyroscope_path.lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(reads.close)
+        daemon, client = self.serve()
+        self.assertEqual(client.request("subscribe", topics=["motion"], rate=25)["rate"], 25)
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope: iio:device1 (gyro_3d)"), what="the gyroscope found")
+        reads.wait_for_reads(3, "the gyroscope is read")
+        count = reads.count(1.0)
+        self.assertGreater(count, 38, f"{count} reads in a second: 50 Hz (25 Hz would read 25 times)")
 
     def test_it_is_read_only_while_the_device_moves_and_its_removal_is_said(self):
         accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))

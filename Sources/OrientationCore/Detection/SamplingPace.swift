@@ -58,6 +58,14 @@ public struct SamplingPace: Sendable {
         /// parts take tens of milliseconds to give settled rates (the MPU-6050's datasheet: 30 ms),
         /// and 0.08 s leaves room for slower ones.
         public var gyroscopeStartup: Double = 0.08
+        /// Hz while the device moves and a working gyroscope runs, when faster than `fastRate`: the
+        /// fusion turns its estimate by each step's rate, and a step whose rate changes by more than
+        /// 0.1 rad over its length cannot be integrated (the fusion starts afresh from the
+        /// accelerometer: ``GravityFusion/Settings/maximumStepChange``). A wrist's quickest quarter
+        /// turn (0.2 s, the corpus's `fast_flick`) peaks at 230 rad/s²: 0.37 rad over a 25 Hz step,
+        /// 0.09 over a 50 Hz one. Only while the device moves: at rest the gyroscope is off and the
+        /// rest rates hold. 0: `fastRate` (detection.md §18).
+        public var gyroscopeRate: Double = 50
         /// How long (s) a held device's reads must stay within `swayMargin` before it counts as
         /// lying: a hand's sway (0.1–0.5 Hz) swings past the margin at least once in 2 s.
         public var stillTime: Double = 2
@@ -75,7 +83,12 @@ public struct SamplingPace: Sendable {
             self.stillTime = stillTime
         }
 
-        /// Hz at the given pace.
+        /// Hz while the device moves, with a working gyroscope running or without.
+        public func movingRate(gyroscope: Bool) -> Double {
+            gyroscope ? max(fastRate, gyroscopeRate) : fastRate
+        }
+
+        /// Hz at the given pace (without a gyroscope).
         public func rate(_ pace: Pace) -> Double {
             switch pace {
             case .fast: fastRate
@@ -113,8 +126,14 @@ public struct SamplingPace: Sendable {
         self.settings = settings
     }
 
+    /// A working gyroscope is read with the accelerometer: the fast pace reads at
+    /// ``Settings/movingRate(gyroscope:)``.
+    public var gyroscopeWorking = false
+
     /// Seconds until the next reading at the pace in force.
-    public var interval: Double { 1 / settings.rate(pace) }
+    public var interval: Double {
+        1 / (pace == .fast ? settings.movingRate(gyroscope: gyroscopeWorking) : settings.rate(pace))
+    }
 
     /// Feeds one reading taken at `time`; returns the new pace when it changed.
     public mutating func observe(_ reading: Vector3, at time: Double, detectorSettled: Bool) -> Pace? {

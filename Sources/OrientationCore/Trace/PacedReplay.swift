@@ -1,7 +1,8 @@
 /// A recorded trace read as the daemon reads a polled sensor: the sensor holds its latest sample, and
-/// the daemon reads it at the pace ``SamplingPace`` sets (every sample's rate while the device moves,
-/// the held or the lying rate at rest). A read takes whatever sample the sensor holds at that moment,
-/// so a decision after a slow read sees what the daemon sees, not every sample of the trace.
+/// the daemon reads it at the pace ``SamplingPace`` sets (the sampling rate while the device moves,
+/// faster with a working gyroscope, the held or the lying rate at rest). A read takes whatever
+/// sample the sensor holds at that moment, so a decision after a slow read sees what the daemon
+/// sees, not every sample of the trace.
 ///
 /// Why it exists: a pace decides *which* samples the detector gets, and the shortcuts that decide from
 /// few samples after a slow read (detection.md §17) can only be judged on those samples. `orientd
@@ -112,6 +113,8 @@ public struct PacedReplay: Sendable {
                 time: read, reading: reading, rotationRate: gyroscopeReady ? rotationRate : nil)
             let paceChange = pace.observe(
                 pipeline.displayReading(reading), at: read, detectorSettled: pipeline.detector.isSettled)
+            // As the daemon does: read faster while a working gyroscope runs.
+            pace.gyroscopeWorking = rotationRate != nil && pipeline.detector.gyroscopeVerdict == .working
             due.append(Read(time: read, change: change, pace: paceChange))
             var late = 0.0
             if var generator = random {

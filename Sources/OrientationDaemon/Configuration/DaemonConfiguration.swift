@@ -30,6 +30,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// `[sensor] held-rate`: the rest rate of a device that sways at rest (held in a hand); 0 reads
     /// it at the rest rate too.
     public var heldRate = SamplingPace.Settings().heldRate
+    /// `[sensor] gyroscope-rate`: the rate while the device moves and a working gyroscope runs, when
+    /// faster than the sensor's (``SamplingPace/Settings/gyroscopeRate``); 0 leaves the sensor's.
+    public var gyroscopeRate = SamplingPace.Settings().gyroscopeRate
     /// In g (``SamplingPace/Settings/motionMargin`` is in m/s²).
     public var motionMargin = SamplingPace.Settings().motionMargin / 9.81
 
@@ -38,8 +41,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// rate above it changes nothing.
     public func samplingPace() -> SamplingPace.Settings? {
         guard restRate > 0 else { return nil }
-        return SamplingPace.Settings(
+        var settings = SamplingPace.Settings(
             restRate: restRate, heldRate: heldRate, motionMargin: motionMargin * detector.gravity)
+        settings.gyroscopeRate = gyroscopeRate
+        return settings
     }
     /// Whether to serve net.hadess.SensorProxy on the system bus.
     public var dbusMode = DBusMode.auto

@@ -359,6 +359,19 @@ extension DaemonSetting {
                     """
             ),
             DaemonSetting(
+                "sensor", "gyroscope-rate", option: "gyroscope-rate", valueName: "hz",
+                .number("a number of Hz ≥ 0 (0: the rate)") { rate in
+                    rate >= 0 && rate <= 10_000 ? nil : "\(rate) is out of range"
+                }, at: \.daemon.gyroscopeRate,
+                help:
+                    """
+                    While the device moves and a working gyroscope runs with the accelerometer, both are read \
+                    at least this often (the device is asked for the nearest rate it offers): the fusion \
+                    integrates the rotation rate step by step, and a hand's quickest turn integrates only from \
+                    about 50 Hz. At rest, without a gyroscope or with a failed one, the rate. 0: the rate always.
+                    """
+            ),
+            DaemonSetting(
                 "sensor", "motion-margin", option: "motion-margin", valueName: "g",
                 .number("a number of g in (0, 1]") { margin in
                     margin > 0 && margin <= 1 ? nil : "\(margin) is out of range"

@@ -21,9 +21,11 @@ final class DetectionStage: Sendable {
     /// read at its sampling rate, off at rest (docs/sensors.md, "Gyroscope").
     private let gyroscopeSwitch: (@Sendable (Bool) -> Void)?
     /// A gyroscope of its own's matrix and last rate in the display frame; the accelerometer's
-    /// samples take it while it is fresh (two of its reads at the sampling rate).
-    private let gyroscope = NIOLockedValueBox<(matrix: MountMatrix, latest: (time: Double, rate: Vector3)?)>(
-        (.identity, nil))
+    /// samples take it while it is fresh (two of its reads at the sampling rate). Whether one is
+    /// available (found and not lost).
+    private let gyroscope = NIOLockedValueBox<
+        (matrix: MountMatrix, latest: (time: Double, rate: Vector3)?, available: Bool)
+    >((.identity, nil, false))
     private let gyroscopeFreshness: Double
 
     /// How the display sensor is read: decided here only, from the pace, the motion interrupt and
@@ -93,6 +95,10 @@ final class DetectionStage: Sendable {
         var sampling = false
         /// What ``gyroscopeSwitch`` was last told.
         var gyroscopeOn = false
+        /// The display sensor reads a gyroscope in its own device (an IMU): its description says so.
+        var readsGyroscope = false
+        /// The rate the `motion` topic's subscribers want (``streamMotion(hertz:)``), nil: none.
+        var motionHertz: Double?
 
         var needsEveryReading: Bool { heldFast || motion != nil }
     }
@@ -159,6 +165,7 @@ final class DetectionStage: Sendable {
                     readPace?.set(readRate?.interval)
                     switchGyroscope(&pipeline)
                 }
+                wantFastReads(pipeline)
                 let motion = pipeline.motion?.process(
                     time: sample.time, reading: display,
                     rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation) ?? ownRate)
@@ -168,6 +175,7 @@ final class DetectionStage: Sendable {
                     gyroscope: pipeline.orientation.detector.gyroscopeVerdict != verdict
                         ? pipeline.orientation.detector.gyroscopeVerdict : nil)
             case .available(let description):
+                pipeline.readsGyroscope = description.readsGyroscope
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
                 pipeline.sensor = description.identifier
@@ -178,8 +186,9 @@ final class DetectionStage: Sendable {
                         configuration: pipeline.orientation.detector.configuration),
                     pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast,
                     motion: pipeline.motion.map { _ in MotionEstimator() }, sampling: pipeline.sampling,
-                    gyroscopeOn: pipeline.gyroscopeOn)
+                    gyroscopeOn: pipeline.gyroscopeOn, motionHertz: pipeline.motionHertz)
                 switchGyroscope(&pipeline)
+                wantFastReads(pipeline)
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
@@ -236,13 +245,36 @@ final class DetectionStage: Sendable {
 
     /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.
     func observe(_ event: GyroscopeEvent) {
-        gyroscope.withLockedValue { gyroscope in
+        let availability = gyroscope.withLockedValue { gyroscope -> Bool? in
+            let was = gyroscope.available
             switch event {
-            case .available(_, let matrix): gyroscope = (matrix, nil)
+            case .available(_, let matrix): gyroscope = (matrix, nil, true)
             case .rate(let time, let rate): gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
-            case .unavailable, .lost: gyroscope.latest = nil
+            case .unavailable, .lost:
+                gyroscope.latest = nil
+                gyroscope.available = false
             }
+            return gyroscope.available != was ? gyroscope.available : nil
         }
+        // Taken after the gyroscope's lock, never inside it: a sample takes the pipeline's first.
+        if availability != nil { pipeline.withLockedValue { wantFastReads($0) } }
+    }
+
+    /// Asks the source to read faster than its sampling rate while the device moves, for whatever
+    /// wants it: the `motion` topic's subscribers, and a working gyroscope beside the accelerometer
+    /// while it runs (``SamplingPace/Settings/gyroscopeRate``: a hand's quickest turn integrates
+    /// only from about 50 Hz). At rest the device is asked for its sampling rate again, so its own
+    /// draw at rest is unchanged. A gyroscope judged failed, or none, leaves the sampling rate:
+    /// detection is then exactly what it is without one. Not while pacing is off (a rest rate of 0
+    /// reads at the configured rate always).
+    private func wantFastReads(_ pipeline: Pipeline) {
+        guard let readPace else { return }
+        let gyroscopeRuns =
+            (pipeline.readsGyroscope || gyroscope.withLockedValue { $0.available })
+            && pipeline.orientation.detector.gyroscopeVerdict == .working
+            && (pipeline.needsEveryReading || pipeline.pace.map { !$0.pace.isRest } ?? true)
+        let hertz = max(pipeline.motionHertz ?? 0, gyroscopeRuns ? paceSettings?.gyroscopeRate ?? 0 : 0)
+        readPace.setFast(hertz > 0 ? 1 / hertz : nil)
     }
 
     /// The gyroscope of its own's last rate (display frame) when it is fresh at `time`.
@@ -268,10 +300,10 @@ final class DetectionStage: Sendable {
     /// slow and is fast now.
     @discardableResult
     func streamMotion(hertz: Double?) -> ReadRate? {
-        let fast = paceSettings?.fastRate ?? SamplingPace.Settings().fastRate
-        readPace?.setFast(hertz.flatMap { $0 > fast ? 1 / $0 : nil })
-        return needEveryReading { pipeline in
+        needEveryReading { pipeline in
             if (hertz != nil) != (pipeline.motion != nil) { pipeline.motion = hertz != nil ? MotionEstimator() : nil }
+            pipeline.motionHertz = hertz
+            wantFastReads(pipeline)
         }
     }
 

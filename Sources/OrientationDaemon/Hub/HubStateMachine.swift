@@ -666,9 +666,9 @@ struct HubStateMachine {
         }
         if new.idiom != configuration.idiom { restart.append("session idiom") }
         if new.restRate != configuration.restRate || new.heldRate != configuration.heldRate
-            || new.motionMargin != configuration.motionMargin
+            || new.motionMargin != configuration.motionMargin || new.gyroscopeRate != configuration.gyroscopeRate
         {
-            restart.append("rest rates and motion margin")
+            restart.append("rest rates, gyroscope rate and motion margin")
         }
         if new.tabletModeSwitch != configuration.tabletModeSwitch || new.uinputPath != configuration.uinputPath {
             restart.append("tablet-mode switch")

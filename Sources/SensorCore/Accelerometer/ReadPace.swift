@@ -37,8 +37,10 @@ public final class ReadPace: Sendable {
     }
 
     /// Seconds between readings while the device moves when something needs them faster than the
-    /// configured rate (a `motion` subscriber's rate), or nil for the configured rate. The
-    /// acquisition asks the device for that rate too (`sampling_frequency`).
+    /// configured rate (a `motion` subscriber's rate, a working gyroscope's), or nil for the
+    /// configured rate; a slower one leaves the configured rate. The acquisition asks the device
+    /// for that rate too (`sampling_frequency`), and a gyroscope in a device of its own is polled
+    /// at it.
     public var fastInterval: Double? { state.withLockedValue { $0.fastInterval } }
 
     public func setFast(_ interval: Double?) {

@@ -8,7 +8,8 @@ import Glibc
 /// A gyroscope in a device of its own (``IIOGyroscopeDriver``: an HID sensor hub's `gyro_3d`, a
 /// gyroscope chip of its own), found through udev and watched like every sensor
 /// (``WatchedSensorSource``: plugged in or removed, it is said), and read while sampled, which the
-/// daemon asks only while the device moves: every `interval` seconds (the accelerometer's rate),
+/// daemon asks only while the device moves: every `interval` seconds (the accelerometer's rate,
+/// or the faster one its read pace asks for: ``ReadPace/fastInterval``),
 /// its three `raw` attributes, or its buffer (an HID hub's `gyro_3d`). The readings of its first
 /// ``SamplingPace/Settings/gyroscopeStartup`` seconds are discarded, as a gyroscope's datasheet asks
 /// after it is switched on.
@@ -17,7 +18,7 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
     public var outlet: EventOutlet<GyroscopeEvent> { watched.outlet }
 
     /// Holds nothing until ``start()``.
-    public init(interval: Double) {
+    public init(interval: Double, pace: ReadPace? = nil) {
         watched = WatchedSensorSource(
             .init(
                 name: "gyroscope", queueLabel: "orientd.gyroscope",
@@ -38,7 +39,8 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
                 unavailable: { .unavailable(reason: $0) },
                 read: { device, _, emit, lost in
                     device.bufferTrigger == nil
-                        ? GyroscopePoller(device: device, interval: interval, emit: emit) as any SensorReader
+                        ? GyroscopePoller(device: device, interval: interval, pace: pace, emit: emit)
+                            as any SensorReader
                         : GyroscopeBufferReader(device: device, emit: emit, lost: lost)
                 }))
     }
@@ -49,13 +51,17 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
     public func shutdown() { watched.shutdown() }
 }
 
-/// Reads a gyroscope's three `raw` attributes every `interval` seconds on a thread of its own,
-/// from its start-up on; a read that fails is said once per episode.
+/// Reads a gyroscope's three `raw` attributes every `interval` seconds on a thread of its own, or at
+/// the accelerometer's faster rate while `pace` asks for one, from its start-up on; a read that
+/// fails is said once per episode.
 final class GyroscopePoller: SensorReader, Sendable {
     private let stopper = Wakeup()
     private let thread: WorkerThread
 
-    init(device: GyroscopeDevice, interval: Double, emit: @escaping @Sendable (GyroscopeEvent) -> Void) {
+    init(
+        device: GyroscopeDevice, interval: Double, pace: ReadPace? = nil,
+        emit: @escaping @Sendable (GyroscopeEvent) -> Void
+    ) {
         thread = WorkerThread(name: "orientd-gyro") { [stopper] in
             let start = MonotonicClock.now()
             var failing = false
@@ -83,8 +89,9 @@ final class GyroscopePoller: SensorReader, Sendable {
                     failing = false
                     emit(.rate(time: MonotonicClock.now(), rate: device.rate(raw: raw)))
                 }
-                due += interval
-                if due < MonotonicClock.now() { due = MonotonicClock.now() + interval }  // late: no burst
+                let period = min(interval, pace?.fastInterval ?? interval)
+                due += period
+                if due < MonotonicClock.now() { due = MonotonicClock.now() + period }  // late: no burst
             }
         }
     }

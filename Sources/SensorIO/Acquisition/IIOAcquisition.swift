@@ -272,10 +272,11 @@ extension IIOAcquisition.Worker {
 
     private var stopping: Bool { control.withLockedValue { $0.stopping } }
 
-    /// The period to read at while the device moves, for `fastInterval` (nil: the configured rate):
-    /// the device is asked for that rate, and read no faster than it says it measures.
+    /// The period to read at while the device moves, for `fastInterval` (nil: the configured rate;
+    /// never slower than it): the device is asked for that rate, and read no faster than it says
+    /// it measures.
     private func movingPeriod(fastInterval: Double?) -> Double {
-        let target = fastInterval.map { 1 / $0 } ?? configuredRate
+        let target = max(configuredRate, fastInterval.map { 1 / $0 } ?? 0)
         let deviceRate =
             IIOAcquisition.setSamplingFrequency(device: device, channel: channels[0], target: target, write: writesRate)
             .flatMap { $0 > 0 ? $0 : nil } ?? target

@@ -65,6 +65,7 @@ struct ConfigurationFileTests {
         "[sensor] sensor": "\"ip:tablet\"", "[sensor] mount-matrix": "\"-1, 0, 0; 0, -1, 0; 0, 0, 1\"",
         "[sensor] rate": "100",
         "[sensor] acquisition": "\"buffer\"", "[sensor] rest-rate": "1.5", "[sensor] held-rate": "3",
+        "[sensor] gyroscope-rate": "100",
         "[sensor] motion-margin": "0.2",
         "[session] idiom": "\"phone\"", "[session] supported": "[\"allButUpsideDown\"]",
         "[session] locked": "true", "[socket] path": "\"/run/o.sock\"", "[socket] mode": "\"0600\"",

@@ -61,6 +61,77 @@ struct DetectionStageTests {
         #expect(stage.gravityScaleFactor == 1)
     }
 
+    /// Feeds `seconds` at 25 Hz from `start` of a device turning in the screen plane at 1 rad/s (the
+    /// pace stays fast), the gyroscope's rate given by `rate(time)` when present, or held still in
+    /// portrait when `still`; returns the read pace's fast interval after it.
+    private func feed(
+        _ stage: DetectionStage, _ readPace: ReadPace, from start: Double, seconds: Double, still: Bool = false,
+        rate: ((Double) -> Double)?
+    ) -> Double? {
+        for time in stride(from: start, to: start + seconds, by: 0.04) {
+            let angle = still ? 0 : time
+            let reading = Vector3(-9.81 * sin(angle), -9.81 * cos(angle), 0)
+            _ = stage.observe(
+                .sample(
+                    SensorSample(
+                        time: time, reading: reading,
+                        rotationRate: rate.map {
+                            Vector3(0, 0, $0(time))
+                        })))
+        }
+        return readPace.fastInterval
+    }
+
+    @Test(
+        """
+        while the device moves, a working gyroscope (in the sensor's device or its own) asks for reads at the \
+        gyroscope rate (50 Hz); at rest, without one, or once it is judged failed, the sampling rate; a faster motion \
+        subscriber's rate wins
+        """)
+    func gyroscopeAsksForItsRate() {
+        let turning: (Double) -> Double = { 1 + 0.01 * sin(37 * $0) }
+        // An accelerometer alone: the sampling rate.
+        let alone = ReadPace()
+        let plain = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: alone)
+        _ = plain.observe(.available(SensorDescription(identifier: "a", name: "a")))
+        #expect(feed(plain, alone, from: 0, seconds: 2, rate: nil) == nil)
+        // A gyroscope of its own: 50 Hz while the device moves, from when it is found until it is gone.
+        let ownPace = ReadPace()
+        let withOwn = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: ownPace,
+            gyroscopeSwitch: { _ in })
+        _ = withOwn.observe(.available(SensorDescription(identifier: "a", name: "a")))
+        #expect(feed(withOwn, ownPace, from: 0, seconds: 1, rate: nil) == nil)
+        withOwn.observe(GyroscopeEvent.available(name: "gyro_3d", mountMatrix: .identity))
+        #expect(ownPace.fastInterval == 1.0 / 50)
+        withOwn.observe(GyroscopeEvent.unavailable(reason: "removed"))
+        #expect(ownPace.fastInterval == nil)
+        // An IMU: 50 Hz while it turns, the sampling rate at rest, 50 Hz again on motion.
+        let readPace = ReadPace()
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace)
+        var imu = SensorDescription(identifier: "imu", name: "imu")
+        imu.readsGyroscope = true
+        _ = stage.observe(.available(imu))
+        #expect(feed(stage, readPace, from: 0, seconds: 2, rate: turning) == 1.0 / 50)
+        #expect(feed(stage, readPace, from: 2, seconds: 2, still: true, rate: nil) == nil, "at rest")
+        #expect(feed(stage, readPace, from: 4, seconds: 1, rate: turning) == 1.0 / 50)
+        // A motion subscriber: the faster of the two.
+        stage.streamMotion(hertz: 100)
+        #expect(readPace.fastInterval == 1.0 / 100)
+        stage.streamMotion(hertz: 30)
+        #expect(readPace.fastInterval == 1.0 / 50)
+        stage.streamMotion(hertz: nil)
+        #expect(readPace.fastInterval == 1.0 / 50)
+        // The sensor gone: nothing asked.
+        _ = stage.observe(SensorEvent.unavailable(reason: "removed"))
+        #expect(readPace.fastInterval == nil)
+        // Back, its gyroscope frozen while the accelerometer turns: judged failed, read as without one.
+        _ = stage.observe(.available(imu))
+        #expect(feed(stage, readPace, from: 5, seconds: 2, rate: { _ in 0 }) == nil)
+    }
+
     @Test("new detector parameters start detection afresh with the same matrix")
     func restart() {
         let stage = DetectionStage(configuration: DetectorConfiguration())
