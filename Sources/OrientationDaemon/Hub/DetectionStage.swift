@@ -21,10 +21,10 @@ final class DetectionStage: Sendable {
     /// read at its sampling rate, off at rest (docs/sensors.md, "Gyroscope").
     private let gyroscopeSwitch: (@Sendable (Bool) -> Void)?
     /// A gyroscope of its own's matrix and last rate in the display frame; the accelerometer's
-    /// samples take it while it is fresh (two of its reads at the sampling rate). Whether one is
-    /// available (found and not lost).
+    /// samples take it while it is fresh (two of its reads at the sampling rate). Whether it gives
+    /// rates (found, or read again, and not since removed or failing).
     private let gyroscope = NIOLockedValueBox<
-        (matrix: MountMatrix, latest: (time: Double, rate: Vector3)?, available: Bool)
+        (matrix: MountMatrix, latest: (time: Double, rate: Vector3)?, givesRates: Bool)
     >((.identity, nil, false))
     private let gyroscopeFreshness: Double
 
@@ -97,8 +97,12 @@ final class DetectionStage: Sendable {
         var gyroscopeOn = false
         /// The display sensor reads a gyroscope in its own device (an IMU): its description says so.
         var readsGyroscope = false
+        /// A gyroscope of its own gives rates (found, or read again, and not since removed or failing).
+        var ownGyroscope = false
         /// The rate the `motion` topic's subscribers want (``streamMotion(hertz:)``), nil: none.
         var motionHertz: Double?
+        /// The rate last asked of the source (``wantFastReads(_:)``), nil: its sampling rate.
+        var fastHertz: Double?
 
         var needsEveryReading: Bool { heldFast || motion != nil }
     }
@@ -165,7 +169,7 @@ final class DetectionStage: Sendable {
                     readPace?.set(readRate?.interval)
                     switchGyroscope(&pipeline)
                 }
-                wantFastReads(pipeline)
+                wantFastReads(&pipeline)
                 let motion = pipeline.motion?.process(
                     time: sample.time, reading: display,
                     rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation) ?? ownRate)
@@ -186,9 +190,10 @@ final class DetectionStage: Sendable {
                         configuration: pipeline.orientation.detector.configuration),
                     pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast,
                     motion: pipeline.motion.map { _ in MotionEstimator() }, sampling: pipeline.sampling,
-                    gyroscopeOn: pipeline.gyroscopeOn, motionHertz: pipeline.motionHertz)
+                    gyroscopeOn: pipeline.gyroscopeOn, ownGyroscope: pipeline.ownGyroscope,
+                    motionHertz: pipeline.motionHertz, fastHertz: pipeline.fastHertz)
                 switchGyroscope(&pipeline)
-                wantFastReads(pipeline)
+                wantFastReads(&pipeline)
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
@@ -245,19 +250,24 @@ final class DetectionStage: Sendable {
 
     /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.
     func observe(_ event: GyroscopeEvent) {
-        let availability = gyroscope.withLockedValue { gyroscope -> Bool? in
-            let was = gyroscope.available
+        let givesRates = gyroscope.withLockedValue { gyroscope -> Bool? in
+            let before = gyroscope.givesRates
             switch event {
             case .available(_, let matrix): gyroscope = (matrix, nil, true)
-            case .rate(let time, let rate): gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
-            case .unavailable, .lost:
-                gyroscope.latest = nil
-                gyroscope.available = false
+            case .rate(let time, let rate):
+                gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
+                gyroscope.givesRates = true
+            case .unavailable, .lost: gyroscope = (gyroscope.matrix, nil, false)
             }
-            return gyroscope.available != was ? gyroscope.available : nil
+            return gyroscope.givesRates != before ? gyroscope.givesRates : nil
         }
         // Taken after the gyroscope's lock, never inside it: a sample takes the pipeline's first.
-        if availability != nil { pipeline.withLockedValue { wantFastReads($0) } }
+        if let givesRates {
+            pipeline.withLockedValue {
+                $0.ownGyroscope = givesRates
+                wantFastReads(&$0)
+            }
+        }
     }
 
     /// Asks the source to read faster than its sampling rate while the device moves, for whatever
@@ -267,14 +277,17 @@ final class DetectionStage: Sendable {
     /// draw at rest is unchanged. A gyroscope judged failed, or none, leaves the sampling rate:
     /// detection is then exactly what it is without one. Not while pacing is off (a rest rate of 0
     /// reads at the configured rate always).
-    private func wantFastReads(_ pipeline: Pipeline) {
+    private func wantFastReads(_ pipeline: inout Pipeline) {
         guard let readPace else { return }
         let gyroscopeRuns =
-            (pipeline.readsGyroscope || gyroscope.withLockedValue { $0.available })
+            (pipeline.readsGyroscope || pipeline.ownGyroscope)
             && pipeline.orientation.detector.gyroscopeVerdict == .working
             && (pipeline.needsEveryReading || pipeline.pace.map { !$0.pace.isRest } ?? true)
-        let hertz = max(pipeline.motionHertz ?? 0, gyroscopeRuns ? paceSettings?.gyroscopeRate ?? 0 : 0)
-        readPace.setFast(hertz > 0 ? 1 / hertz : nil)
+        let wanted = max(pipeline.motionHertz ?? 0, gyroscopeRuns ? paceSettings?.gyroscopeRate ?? 0 : 0)
+        let hertz = wanted > 0 ? wanted : nil
+        guard hertz != pipeline.fastHertz else { return }
+        pipeline.fastHertz = hertz
+        readPace.setFast(hertz.map { 1 / $0 })
     }
 
     /// The gyroscope of its own's last rate (display frame) when it is fresh at `time`.
@@ -303,7 +316,7 @@ final class DetectionStage: Sendable {
         needEveryReading { pipeline in
             if (hertz != nil) != (pipeline.motion != nil) { pipeline.motion = hertz != nil ? MotionEstimator() : nil }
             pipeline.motionHertz = hertz
-            wantFastReads(pipeline)
+            wantFastReads(&pipeline)
         }
     }
 
