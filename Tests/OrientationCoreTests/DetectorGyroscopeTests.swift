@@ -273,6 +273,44 @@ struct DetectorGyroscopeTests {
         return (device.changes, start)
     }
 
+    /// Started while walked with, landscape in a trouser pocket: the thigh's swing tilts it
+    /// `centre ± 25°` at 0.9 Hz (beginning at `phase` of the swing), each step bounces the
+    /// accelerometer along gravity by ±3 m/s² at 1.8 Hz. Returns the changes over 4 s.
+    private static func pocketStart(phase: Double, centre: Double = -5, gyroscope: Bool = true) -> [OrientationChange] {
+        var device = MovingDevice()
+        device.gyroscopeOn = gyroscope
+        let swing = { (t: Double) in Pose(angle: 90, tilt: centre + 25 * sin(2 * .pi * 0.9 * t + phase)) }
+        device.follow(
+            for: 4,
+            push: { t in
+                let reading = swing(t).reading()
+                return (3 * sin(2 * .pi * 1.8 * t) / reading.magnitude) * reading
+            }, swing)
+        return device.changes
+    }
+
+    @Test(
+        """
+        started in a swinging pocket, the first orientation is taken within 0.15 s: the low-pass turned by the \
+        gyroscope stays in landscape, though the low-pass itself never stops drifting and its tilt leaves the \
+        upright window or passes the overhead lock's tilt (the fusion is not anchored yet: nothing is still)
+        """,
+        arguments: [(-Double.pi / 2, -5), (0, -5), (Double.pi / 2, -5), (Double.pi, -5), (-Double.pi / 2, -20)])
+    func startInASwingingPocketIsTakenAtOnce(phase: Double, centre: Double) throws {
+        let changes = Self.pocketStart(phase: phase, centre: centre)
+        #expect(changes.map(\.to) == [.landscapeLeft])
+        let first = try #require(changes.first)
+        #expect(first.time < 0.15, "taken \(first.time) s after the first sample")
+    }
+
+    @Test("started in the same pocket without the gyroscope, the low-pass's drift delays the first orientation")
+    func startInASwingingPocketWaitsWithoutTheGyroscope() throws {
+        let changes = Self.pocketStart(phase: -Double.pi / 2, gyroscope: false)
+        #expect(changes.map(\.to) == [.landscapeLeft])
+        let first = try #require(changes.first)
+        #expect(first.time > 0.3, "taken \(first.time) s after the first sample")
+    }
+
     @Test(
         """
         stood up with, a phone lying face up is portrait while it turns: looking ahead past the upright window's \

@@ -65,7 +65,9 @@ public struct OrientationChange: Sendable, Hashable {
 ///   slow path and the dwell rule judge is the fused gravity (``GravityFusion``) instead of the
 ///   low-pass, which follows a turn as it happens and is not tilted by linear acceleration; the
 ///   gyroscope's rate, not the direction's drift, says when a candidate has settled, and its
-///   stillness, not the low-pass catching up, when a pose is held. Without one, nothing differs.
+///   stillness, not the low-pass catching up, when a pose is held. Until the fusion is anchored the
+///   low-pass is judged, but the gyroscope still says when its candidate has settled (`turnedUp`).
+///   Without one, or with one judged failed, nothing differs.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
 /// never leaves this type (detection.md §14).
@@ -138,6 +140,12 @@ public struct OrientationDetector: Sendable {
     /// The up vector the slow path and the dwell rule judge: `filteredUp`, or with a gyroscope the
     /// fused one (of gravity's length).
     private var judgedUp = Vector3.zero
+    /// The low-pass turned by the gyroscope as it goes (`filteredUp` with each step's measured turn
+    /// applied before the reading pulls it): where the low-pass is heading, not trailing a turn by
+    /// its speed times the time constant. It judges whether a candidate has settled while the fusion
+    /// is not yet anchored (``GravityFusion/isReliable``): a device swinging in a pocket keeps
+    /// turning, so the low-pass never stops drifting, yet the turn stays inside the candidate.
+    private var turnedUp = Vector3.zero
     private var acceleratingUntil = -Double.infinity
     private var overheadLocked = false
     private var slowCandidate: DeviceOrientation?
@@ -230,6 +238,13 @@ public struct OrientationDetector: Sendable {
             sampleInterval = interval
             let alpha = interval / (configuration.filterTimeConstant + interval)
             filteredUp = filteredUp + alpha * (up - filteredUp)
+            if let rate = sample.rotationRate, rate.isFinite, gyroscopeFed {
+                let turn = rate - fusion.bias
+                let turned = Quaternion(axis: turn, angle: -turn.magnitude * interval).rotate(turnedUp)
+                turnedUp = turned + alpha * (up - turned)
+            } else {
+                turnedUp = filteredUp
+            }
             recordRest(up, at: time)
             fuse(sample)
         }
@@ -305,7 +320,12 @@ public struct OrientationDetector: Sendable {
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time, ahead: ahead) { return change }
 
-        guard let candidate = classify(judgedUp), candidate != orientation else {
+        // With a gyroscope's guidance (below) the first orientation is the nearest one, as the fast
+        // path's start-up takes it: nothing is shown yet to hold, and a pocket's swing tips the
+        // device past the upright window for half of each stride.
+        let guided = fused || gyroscopeFed && gyroscopeCheck.verdict == .working
+        let asked = guided && orientation == .unknown ? startupCandidate(judgedUp) : classify(judgedUp)
+        guard let candidate = asked, candidate != orientation else {
             slowCandidate = nil
             return nil
         }
@@ -313,17 +333,22 @@ public struct OrientationDetector: Sendable {
         // filter that is still following a turn would otherwise hand over whatever orientation the
         // turn passes through (lifting a phone off a table past upside-down). With a gyroscope the
         // turn is measured: a candidate settles unless the device turns out of it (``turnAhead()``).
+        // Before the fusion is anchored, a working gyroscope still measures the turn: the low-pass
+        // turned by it (`turnedUp`) shows where the low-pass is heading, and the turn ahead of that
+        // must not leave the candidate.
         let direction = (1 / judgedUp.magnitude) * judgedUp
         let moving =
             fused
             ? ahead.map { turnLeaves(candidate, to: $0) } ?? false
-            : direction.dot(slowCandidateDirection) < cosSettleDrift
+            : guided
+                ? turnLeaves(candidate, to: turnAhead(of: turnedUp) ?? turnedUp)
+                : direction.dot(slowCandidateDirection) < cosSettleDrift
         if candidate != slowCandidate || moving {
             slowCandidate = candidate
             // With a gyroscope the wait begins at the first sample that shows the turn no longer
             // leaving, not at the last that showed it leaving: a sample period earlier would let a
             // slow sensor's glance (out, straight back) pass for a settled pose.
-            slowCandidateSince = fused && moving ? .infinity : time
+            slowCandidateSince = guided && moving ? .infinity : time
             slowCandidateDirection = direction
         } else if slowCandidateSince == .infinity {
             slowCandidateSince = time
@@ -354,10 +379,16 @@ public struct OrientationDetector: Sendable {
     /// be passing through, or coming back. One that ends inside (a turn decelerating onto its pose, a
     /// body settling as it lies down) holds nothing back.
     private func turnAhead() -> Vector3? {
+        fused ? turnAhead(of: judgedUp) : nil
+    }
+
+    /// Where `up` would be after `gyroSettleHorizon` at the gyroscope's present rate; nil while it
+    /// turns slower than `gyroSettleRate`.
+    private func turnAhead(of up: Vector3) -> Vector3? {
         let rate = fusion.rotationRate
-        guard fused, rate.magnitude > gyroSettleRate else { return nil }
+        guard rate.magnitude > gyroSettleRate else { return nil }
         // Gravity, seen from the device, turns by −ω; the up vector with it.
-        return Quaternion(axis: rate, angle: -rate.magnitude * configuration.gyroSettleHorizon).rotate(judgedUp)
+        return Quaternion(axis: rate, angle: -rate.magnitude * configuration.gyroSettleHorizon).rotate(up)
     }
 
     /// Whether a turn that would carry the up vector to `ahead` (``turnAhead()``) leaves `candidate`:
@@ -366,7 +397,10 @@ public struct OrientationDetector: Sendable {
     /// holds whatever is shown, so a turn heading there does not leave an upright candidate: a
     /// phone in a pocket stood up with, turning from face up through portrait at 200 °/s, would
     /// otherwise look ahead past the upright window and wait for the turn to end.
+    ///
+    /// From `unknown` the candidate is the start-up's (``startupCandidate(_:)``), and so is `ahead`'s.
     private func turnLeaves(_ candidate: DeviceOrientation, to ahead: Vector3) -> Bool {
+        if orientation == .unknown { return startupCandidate(ahead) != candidate }
         if let asked = classify(ahead) { return asked != candidate }
         guard Self.uprightAxis(candidate) != nil else { return true }
         let sinTilt = ahead.z / ahead.magnitude
@@ -624,6 +658,7 @@ public struct OrientationDetector: Sendable {
         lastSampleTime = time
         sampleInterval = 0
         filteredUp = up
+        turnedUp = up
         fusion.restart()
         acceleratingUntil = -Double.infinity
         restingDwellCandidate = nil
