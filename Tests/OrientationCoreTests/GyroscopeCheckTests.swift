@@ -35,6 +35,32 @@ struct GyroscopeCheckTests {
                 == .working)
     }
 
+    @Test(
+        """
+        a turn made while the gyroscope was off is no evidence: it comes back with the same reading (a \
+        simulated or quantised bias) after the device turned at rest, and the frozen run starts afresh
+        """)
+    func turnedWhileOff() {
+        var check = GyroscopeCheck()
+        let bias = Vector3(0.01, -0.02, 0.03)
+        // Read for 0.6 s upright, off for 0.5 s while the device is turned, read again on its side.
+        for step in 0...30 {
+            _ = check.observe(time: Double(step) * 0.02, rate: bias, reading: Self.upright, lastReanchor: nil)
+        }
+        for step in 55...150 {
+            _ = check.observe(time: Double(step) * 0.02, rate: bias, reading: Self.onItsSide, lastReanchor: nil)
+            #expect(check.verdict == .working, "judged failed at \(Double(step) * 0.02) s")
+        }
+        // Read on through the turn instead, the same readings are a fault.
+        var continuous = GyroscopeCheck()
+        for step in 0...150 {
+            _ = continuous.observe(
+                time: Double(step) * 0.02, rate: bias, reading: step <= 30 ? Self.upright : Self.onItsSide,
+                lastReanchor: nil)
+        }
+        #expect(continuous.verdict != .working)
+    }
+
     @Test("a turn the gyroscope reports is no evidence, whatever the accelerometer says meanwhile")
     func turning() {
         var check = GyroscopeCheck()

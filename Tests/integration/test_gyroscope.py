@@ -12,7 +12,7 @@ import time
 
 from daemon import Client
 from sensorproxy import BusClient, PrivateSystemBus
-from testbed import ORIENTD, ReadCounter, TestbedCase, orientd
+from testbed import ORIENTD, AttributeWatcher, ReadCounter, TestbedCase, orientd
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
@@ -88,13 +88,16 @@ class Gyroscope(ServingCase):
         sampling_frequency) while the device moves, and for the configured 25 Hz again at rest."""
         path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes(),
                                           sampling=("25", "12.5 25 50 100"))
+        # Watched, not polled: the device moves for well under a second each time.
+        frequency = AttributeWatcher(self.bed, path, "sampling_frequency")
+        self.addCleanup(frequency.close)
         daemon, client = self.serve()
         self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
-        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "50", what="50 Hz while moving")
+        frequency.wait_for("50", "50 Hz while moving")
         daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
-        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "25", what="25 Hz at rest")
+        frequency.wait_for("25", "25 Hz at rest")
         self.bed.set_raw(path, 1000, 0, 0)
-        daemon.wait_for(lambda d: self.bed.attribute(path, "sampling_frequency") == "50", what="50 Hz on motion")
+        frequency.wait_for("50", "50 Hz on motion")
         client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
 
     def test_a_gyroscope_matrix_that_differs_is_said_and_the_accelerometers_used(self):

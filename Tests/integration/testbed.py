@@ -146,6 +146,37 @@ class ReadCounter:
         os.close(self.fd)
 
 
+IN_MODIFY = 0x2
+
+
+class AttributeWatcher:
+    """Wakes on each write to one file by any process (inotify IN_MODIFY), to see a value the daemon
+    holds only for a moment (a rate asked for while the device moves): polled every half second, a
+    fast phase of 0.4 s on a loaded machine could pass unseen."""
+
+    def __init__(self, bed, path, name):
+        self.read = lambda: bed.attribute(path, name)
+        self.path = os.path.join(bed.root, path.lstrip("/"), name)
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, self.path.encode(), IN_MODIFY) >= 0
+
+    def wait_for(self, value, what, timeout=10):
+        """Returns once the file holds `value`, checked now and at each write (an event awaited)."""
+        deadline = time.monotonic() + timeout
+        seen = []
+        while (current := self.read()) != value:
+            seen.append(current)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{what}: {self.path} never held {value!r} within {timeout} s (held {seen[-5:]})")
+            if select.select([self.fd], [], [], remaining)[0]:
+                os.read(self.fd, 65536)
+
+    def close(self):
+        os.close(self.fd)
+
+
 class Testbed:
     """A umockdev testbed holding IIO devices."""
 

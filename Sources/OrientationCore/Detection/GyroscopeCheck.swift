@@ -13,7 +13,9 @@ import Darwin
 ///
 /// * **Frozen**: the same reading, to the last bit, for `frozenTime` while the accelerometer shows
 ///   the device turned by `frozenTurn` or more (a turn that fast moves every axis's reading; noise
-///   alone moves the last bit). Over when the reading changes.
+///   alone moves the last bit). Over when the reading changes. The readings must be continuous: a
+///   gap longer than `maximumGap` (the daemon switches the gyroscope off at rest) starts the run
+///   afresh, since a turn made while nothing was read says nothing against the gyroscope.
 /// * **At odds**: the fused gravity had to be set back to a resting accelerometer by
 ///   `disagreement` or more (``GravityFusion/lastReanchor``) `disagreementCount` times within
 ///   `disagreementWindow`: a gyroscope that saturates, has a wrong scale or reports another chip's
@@ -30,6 +32,10 @@ public struct GyroscopeCheck: Sendable {
 
     public struct Settings: Sendable, Hashable {
         public var frozenTime = 1.0
+        /// Seconds between two readings beyond which a frozen run starts afresh: longer than a
+        /// slow gyroscope's period (10 Hz), shorter than the daemon's gyroscope is ever off (a read
+        /// at rest, 0.25 s or more, and its start-up).
+        public var maximumGap = 0.25
         /// Degrees.
         public var frozenTurn = 30.0
         /// Degrees.
@@ -47,6 +53,7 @@ public struct GyroscopeCheck: Sendable {
     public private(set) var verdict: Verdict = .working
 
     private var frozen: (value: Vector3, since: Double, direction: Vector3?, turn: Double)?
+    private var lastTime = -Double.infinity
     private var frozenFailure = false
     private var frozenDetail = ""
     private var disagreements: [Double] = []
@@ -98,7 +105,9 @@ public struct GyroscopeCheck: Sendable {
         let length = reading.magnitude
         let direction =
             abs(length - settings.gravity) <= settings.gravityTolerance && length > 0 ? (1 / length) * reading : nil
-        guard var held = frozen, held.value == rate else {
+        let interval = time - lastTime
+        lastTime = time
+        guard var held = frozen, held.value == rate, interval >= 0, interval <= settings.maximumGap else {
             frozen = (rate, time, direction, 0)
             frozenFailure = false
             return
