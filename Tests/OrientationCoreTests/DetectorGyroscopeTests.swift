@@ -166,6 +166,30 @@ struct DetectorGyroscopeTests {
         #expect(periods <= 1, "taken \(periods) periods after the flick ended")
     }
 
+    @Test(
+        """
+        a gyroscope switched on in mid-turn from rest (the daemon's pace goes fast on the first read \
+        that shows motion): before its fusion is anchored, the low-pass turned by it is judged, which \
+        no longer trails the rest of the turn, so the turn is taken as it ends
+        """,
+        arguments: [0.6, 1.0])
+    func gyroscopeSwitchedOnInMidTurnJudgesTheTurnedLowPass(duration: Double) throws {
+        var device = MovingDevice(jolt: 1.0)
+        device.gyroscopeOn = false
+        device.hold(Pose(angle: 0, tilt: 20), for: 2)
+        let turn: (Double) -> Pose = { t in Pose(angle: 90 * minimumJerk(t / duration), tilt: 20) }
+        // Switched on a third into the turn, its readings used 0.08 s later.
+        let on = duration / 3 + 0.08
+        device.follow(for: on, turn)
+        device.gyroscopeOn = true
+        device.follow(for: duration - on) { t in turn(t + on) }
+        let end = device.time
+        device.hold(Pose(angle: 90, tilt: 20), for: 2)
+        #expect(device.reported == [.portrait, .landscapeLeft])
+        let change = try #require(device.changes.last)
+        #expect(change.time - end <= 0.0, "taken \(change.time - end) s after the turn ended")
+    }
+
     /// Walked with: each step bounces the accelerometer along gravity (±3 m/s² at 2 Hz, which leaves
     /// no rest and tilts nothing), turned from portrait to `angle` in 0.8 s, tilted back 20°, and from
     /// 0.6 s into the turn tilted on to `tiltAfter` over 0.6 s: the changes and when the turn ended.

@@ -66,7 +66,8 @@ public struct OrientationChange: Sendable, Hashable {
 ///   low-pass, which follows a turn as it happens and is not tilted by linear acceleration; the
 ///   gyroscope's rate, not the direction's drift, says when a candidate has settled, and its
 ///   stillness, not the low-pass catching up, when a pose is held. Until the fusion is anchored the
-///   low-pass is judged, but the gyroscope still says when its candidate has settled (`turnedUp`).
+///   low-pass turned by the gyroscope is judged (`turnedUp`), and the gyroscope says when its
+///   candidate has settled.
 ///   Without one, or with one judged failed, nothing differs.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
@@ -142,9 +143,11 @@ public struct OrientationDetector: Sendable {
     private var judgedUp = Vector3.zero
     /// The low-pass turned by the gyroscope as it goes (`filteredUp` with each step's measured turn
     /// applied before the reading pulls it): where the low-pass is heading, not trailing a turn by
-    /// its speed times the time constant. It judges whether a candidate has settled while the fusion
-    /// is not yet anchored (``GravityFusion/isReliable``): a device swinging in a pocket keeps
-    /// turning, so the low-pass never stops drifting, yet the turn stays inside the candidate.
+    /// its speed times the time constant. While the fusion is not yet anchored
+    /// (``GravityFusion/isReliable``) the slow path's candidate is read from it, and whether the
+    /// candidate has settled: a gyroscope switched on in mid-turn adds no more trail, and a device
+    /// swinging in a pocket keeps turning, so the low-pass never stops drifting, yet the turn stays
+    /// inside the candidate.
     private var turnedUp = Vector3.zero
     private var acceleratingUntil = -Double.infinity
     private var overheadLocked = false
@@ -320,11 +323,13 @@ public struct OrientationDetector: Sendable {
         if let change = restingDwell(resting: resting, at: time) { return change }
         if let change = movingDwell(at: time, ahead: ahead) { return change }
 
-        // With a gyroscope's guidance (below) the first orientation is the nearest one, as the fast
-        // path's start-up takes it: nothing is shown yet to hold, and a pocket's swing tips the
-        // device past the upright window for half of each stride.
+        // With a gyroscope's guidance (below) the candidate is read from the turned low-pass until
+        // the fusion is anchored, and the first orientation is the nearest one, as the fast path's
+        // start-up takes it: nothing is shown yet to hold, and a pocket's swing tips the device past
+        // the upright window for half of each stride.
         let guided = fused || gyroscopeFed && gyroscopeCheck.verdict == .working
-        let asked = guided && orientation == .unknown ? startupCandidate(judgedUp) : classify(judgedUp)
+        let seen = guided && !fused ? turnedUp : judgedUp
+        let asked = guided && orientation == .unknown ? startupCandidate(seen) : classify(seen)
         guard let candidate = asked, candidate != orientation else {
             slowCandidate = nil
             return nil
