@@ -67,8 +67,7 @@ public struct OrientationChange: Sendable, Hashable {
 ///   gyroscope's rate, not the direction's drift, says when a candidate has settled, and its
 ///   stillness, not the low-pass catching up, when a pose is held. Until the fusion is anchored the
 ///   low-pass turned by the gyroscope is judged (`turnedUp`), and the gyroscope says when its
-///   candidate has settled.
-///   Without one, or with one judged failed, nothing differs.
+///   candidate has settled. Without one, or with one judged failed, nothing differs.
 ///
 /// Internally the detector works on the *up* vector (the negated reading, Android's sign); that flip
 /// never leaves this type (detection.md §14).
