@@ -18,8 +18,9 @@ Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.powe
 interpreter. Run under umockdev-wrapper, as every section is.
 
 `python3 -m bench.power realtime` plays only §3 for the default mode (socket), POWER_ROUNDS times, and
-prints its pooled score as one JSON line (taken back included); with ORIENTD set to another build it
-measures that build on the same traces (issue 48's before and after)."""
+prints its pooled score as one JSON line (taken back included, and each trace's mean error time and
+start-up: error_by_trace, startup_by_trace); with ORIENTD set to another build it measures that
+build on the same traces (issue 48's before and after)."""
 import json
 import math
 import os
@@ -545,8 +546,15 @@ def score(directory, names, *flags):
 def pooled(scores):
     """score()s of several rounds as one: transitions, missed and false changes summed, latency
     median and p95 over every round's transitions (as score.py takes them over every trace's),
-    startup the median over every round's traces, error time the mean; and the p95 of each round."""
+    startup the median over every round's traces, error time the mean; and the p95 of each round,
+    and per trace the mean error time and start-up."""
     rows = [row for sc in scores for name, row in sc["rows"].items() if name != "OVERALL"]
+    traces = [name for name in scores[0]["rows"] if name != "OVERALL"]
+
+    def mean_of(name, key):
+        values = [sc["rows"][name][key] for sc in scores if sc["rows"][name][key] is not None]
+        return statistics.mean(values) if values else None
+
     latencies = [latency for sc in scores for trace in sc["transitions"].values() for _, latency in trace if latency is not None]
     startups = [row["startup"] for row in rows if row["startup"] is not None]
     return dict(transitions=sum(row["transitions"] for row in rows), missed=sum(row["missed"] for row in rows),
@@ -555,8 +563,11 @@ def pooled(scores):
                 startup=percentile(startups, 50) if startups else None,
                 error=statistics.mean(sc["rows"]["OVERALL"]["error_pct"] for sc in scores),
                 p95_by_round=[sc["rows"]["OVERALL"]["lat_p95"] for sc in scores],
-                false_by_trace={name: sum(sc["rows"][name]["false_changes"] for sc in scores) for name in scores[0]["rows"] if name != "OVERALL"},
-                back_by_trace={name: sum(sc["rows"][name]["taken_back"] for sc in scores) for name in scores[0]["rows"] if name != "OVERALL"})
+                false_by_trace={name: sum(sc["rows"][name]["false_changes"] for sc in scores) for name in traces},
+                back_by_trace={name: sum(sc["rows"][name]["taken_back"] for sc in scores) for name in traces},
+                # Where the error time goes, to compare a real-time play with an offline or paced replay.
+                error_by_trace={name: mean_of(name, "error_pct") for name in traces},
+                startup_by_trace={name: mean_of(name, "startup") for name in traces})
 
 
 def corpus(keys, names=None, rounds=1, together=True):
