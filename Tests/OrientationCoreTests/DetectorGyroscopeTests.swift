@@ -350,6 +350,20 @@ struct DetectorGyroscopeTests {
 
     @Test(
         """
+        stood up with, a phone lying face up is portrait as its tilt leaves the face band: the turn is \
+        still speeding up, so it goes at least as far again (to 45°, short of portrait's axis), and it \
+        heads into portrait rather than through it: no settle time
+        """)
+    func standingUpStillSpeedingUpIsTakenAsItLeavesTheFaceBand() throws {
+        let (changes, start) = Self.standUp(from: 85, over: 0.6)
+        #expect(changes.map(\.to) == [.faceUp, .portrait])
+        // The tilt passes face-exit-tilt (65°) 0.22 s into the turn; with the settle time, 0.30 s.
+        let change = try #require(changes.last)
+        #expect(change.time - start < 0.26, "taken \(change.time - start) s into the turn")
+    }
+
+    @Test(
+        """
         stood up with, a phone lying face down is portrait once its tilt leaves the face band, screen still \
         facing down: from a face state no upright orientation is there for the overhead lock to hold
         """)

@@ -148,6 +148,14 @@ public struct OrientationDetector: Sendable {
     /// swinging in a pocket keeps turning, so the low-pass never stops drifting, yet the turn stays
     /// inside the candidate.
     private var turnedUp = Vector3.zero
+    /// With a gyroscope: the last sample's rate, the judged up vector where the present turn began
+    /// (the last sample turning slower than `gyroSettleRate`), the last rate faster than that and
+    /// when, and when such a rate last pointed against the one before it (``headingInto(_:at:ahead:)``).
+    private var previousRate = Vector3.zero
+    private var turnStart: Vector3?
+    private var lastFastRate = Vector3.zero
+    private var lastFastTime = -Double.infinity
+    private var reversedAt = -Double.infinity
     private var acceleratingUntil = -Double.infinity
     private var overheadLocked = false
     private var slowCandidate: DeviceOrientation?
@@ -258,6 +266,7 @@ public struct OrientationDetector: Sendable {
     /// low-pass, exactly as without a gyroscope.
     private mutating func fuse(_ sample: AccelerationSample) {
         if let rate = sample.rotationRate, rate.isFinite {
+            previousRate = gyroscopeFed ? fusion.rotationRate : .zero
             if !gyroscopeFed { fusion.restart() }
             gyroscopeFed = true
             let gravity = fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
@@ -265,6 +274,16 @@ public struct OrientationDetector: Sendable {
                 time: sample.time, rate: rate, reading: sample.vector, lastReanchor: fusion.lastReanchor)
             fused = fusion.isReliable && gyroscopeCheck.verdict == .working
             judgedUp = fused ? -gravity : filteredUp
+            let now = fusion.rotationRate
+            if now.magnitude > gyroSettleRate {
+                if now.dot(lastFastRate) < 0, sample.time - lastFastTime <= configuration.gyroSettleHorizon {
+                    reversedAt = sample.time
+                }
+                lastFastRate = now
+                lastFastTime = sample.time
+            } else {
+                turnStart = fused ? judgedUp : nil
+            }
         } else {
             gyroscopeFed = false
             fused = false
@@ -364,10 +383,32 @@ public struct OrientationDetector: Sendable {
         let stillInside =
             fused && !candidate.isFlat && fusion.isStill
             && waited(fusion.stillFor, for: configuration.gyroStillSettleTime)
-        guard stillInside || waited(time - slowCandidateSince, for: dwell) && time >= acceleratingUntil else {
+        guard
+            stillInside || headingInto(candidate, at: time, ahead: ahead)
+                || waited(time - slowCandidateSince, for: dwell) && time >= acceleratingUntil
+        else {
             return nil
         }
         return accept(candidate, at: time)
+    }
+
+    /// With a gyroscope: an upright candidate the turn is still speeding up into needs no settle time.
+    /// A smooth (minimum-jerk) turn speeds up for its first half, so one still speeding up will go at
+    /// least as far again; if that least extent stays short of the candidate's axis, and the turn
+    /// ahead lies in the candidate, the turn is heading *into* it, not passing through (a half turn
+    /// crossing landscape's line has gone 67.5°, and as far again is 135°: past landscape's axis). A
+    /// turn that began as a reversal (a fast rate the other way within `gyroSettleHorizon`: a flick's
+    /// far pose) does not count: its speeding up is the flick coming back.
+    private func headingInto(_ candidate: DeviceOrientation, at time: Double, ahead: Vector3?) -> Bool {
+        guard fused, let ahead, let start = turnStart, let axis = Self.uprightAxis(candidate),
+            classify(ahead) == candidate, time - reversedAt > configuration.gyroSettleHorizon
+        else { return false }
+        let rate = fusion.rotationRate
+        guard previousRate.dot(rate) < rate.dot(rate) else { return false }
+        func angle(_ a: Vector3, _ b: Vector3) -> Double {
+            acos(max(-1, min(1, a.dot(b) / (a.magnitude * b.magnitude))))
+        }
+        return 2 * angle(start, judgedUp) < angle(start, Vector3(axis.x, axis.y, 0))
     }
 
     /// Whether a wait is over after `elapsed` seconds between samples (``waitIsOver(_:for:period:)``).
