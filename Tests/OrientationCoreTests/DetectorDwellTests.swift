@@ -236,6 +236,33 @@ struct DetectorDwellTests {
         #expect(change.time <= 0.10)
     }
 
+    @Test(
+        "start-up at rest, read at 50 Hz: the second reading decides (20 ms after the first)",
+        arguments: [Pose(angle: 5, tilt: 20), Pose(angle: -80, tilt: -30), Pose(angle: 0, tilt: 85)])
+    func startUpFromTheSecondReading(pose: Pose) throws {
+        var simulator = PoseSimulator(rate: 50)
+        simulator.hold(pose, for: 0.5)
+        let change = try #require(simulator.changes.first)
+        #expect(abs(change.time - 0.02) < 1e-9)
+    }
+
+    @Test(
+        """
+        start-up on one reading read twice: a polled sensor read again before its next sample gives the \
+        same reading, and a flick's far pose read twice 20 ms apart is not two readings at rest
+        """)
+    func startUpOnAReadingReadTwice() {
+        var simulator = PoseSimulator(rate: 50)
+        simulator.tremor = 0
+        let farPose = Pose(angle: 60, tilt: 10).reading()
+        simulator.feed(farPose)
+        simulator.feed(farPose)
+        simulator.tremor = 0.05
+        simulator.turn(from: Pose(angle: 60, tilt: 10), to: Pose(angle: 0, tilt: 10), over: 0.1)
+        simulator.hold(Pose(angle: 0, tilt: 10), for: 1)
+        #expect(simulator.reported == [.portrait], "\(simulator.changes)")
+    }
+
     @Test("start-up during a turn faster than 250°/s decides nothing until the samples rest")
     func startUpMoving() {
         // Two samples 40 ms apart within 5° of their mean bound the turn rate at 250°/s; this turn

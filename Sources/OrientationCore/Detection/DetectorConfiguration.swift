@@ -87,9 +87,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var dwellMovingSpread: Double = 10.0
     /// Start-up: from `unknown`, two raw samples spanning at least this long decide at once when they
     /// agree within `startupSpread` and each lies within `startupMagnitudeTolerance` of gravity (else
-    /// the fast path's rest decides). 30 ms: two samples at 25 Hz even from a sensor whose clock runs
-    /// a few percent slow (its 40 ms come as 38–39 ms).
-    public var startupRestWindow: Double = 0.03
+    /// the fast path's rest decides). 15 ms: the second sample at 50 Hz even from a clock or a read a
+    /// few milliseconds off, at 25 Hz the second sample as before; at 100–200 Hz the 15 ms still
+    /// span three or four samples. Two distinct readings count: a polled sensor's reading read
+    /// twice is one (detection.md §9.4, step 9).
+    public var startupRestWindow: Double = 0.015
     /// ...within this angle of their mean: a resting device's samples agree within a few tenths of
     /// a degree (noise, tremor); 1.5° leaves room for a sensor four times as noisy.
     public var startupSpread: Double = 1.5
@@ -196,7 +198,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
         parameter(
             "dwell-moving-spread", \.dwellMovingSpread, "°", "dwell rule moving: ...and now this near its mean"),
         parameter(
-            "startup-rest-window", \.startupRestWindow, "s", "from unknown: two samples agreeing closely this long"),
+            "startup-rest-window", \.startupRestWindow, "s",
+            "from unknown: two distinct readings this far apart, agreeing"),
         parameter("startup-spread", \.startupSpread, "°", "from unknown: ...within this angle of their mean"),
         parameter(
             "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²",

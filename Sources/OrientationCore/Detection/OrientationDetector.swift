@@ -461,7 +461,8 @@ public struct OrientationDetector: Sendable {
     /// within `startupMagnitudeTolerance` of gravity. Agreement alone proves nothing (a flick's far
     /// pose, a step's bounce hold still for an instant); agreement that close to gravity's length
     /// leaves a moving device no room: a linear acceleration strong enough to move the reading far
-    /// changes its length or its direction within 40 ms (detection.md §17).
+    /// changes its length or its direction within 15 ms (detection.md §17). The two must be distinct
+    /// readings: a polled sensor read twice between its samples returns one reading twice.
     private func fastCandidate(rest: Rest?) -> DeviceOrientation? {
         if orientation == .unknown {
             let still =
@@ -737,7 +738,7 @@ public struct OrientationDetector: Sendable {
 
     /// The rest of the newest samples over `span` seconds, if they show one: at least
     /// `minimumSamples` (default `restMinimumSamples`) samples reaching back `span` (to within a quarter
-    /// period, ``waited(_:for:)``; exactly with `strictSpan`), each within
+    /// period, ``waited(_:for:)``; exactly, and from distinct readings, with `strictSpan`), each within
     /// `magnitudeTolerance` (default `restMagnitudeTolerance`) of gravity and within the spread
     /// (default `restSpread`, given as its cosine) of their mean direction.
     ///
@@ -756,6 +757,12 @@ public struct OrientationDetector: Sendable {
         var count = 0
         var examined = 0
         var newestJolt: Double?
+        // With `strictSpan` (the start-up) the span ends at the first read of the newest reading, and
+        // a reading equal to the next newer one counts once: a polled sensor read again before its
+        // next sample returns the same reading, and one sample read twice is one measurement, however
+        // far apart the reads (a flick's far pose, read twice, would otherwise pass for rest).
+        var spanEnd = newestTime
+        var newer: Vector3?
         var index = newest
         while true {
             if examined == restCount {
@@ -773,11 +780,16 @@ public struct OrientationDetector: Sendable {
                     (newestJolt ?? time) - time <= configuration.faceJoltTime
                 else { return nil }
                 if newestJolt == nil { newestJolt = time }
+            } else if strictSpan, vector == newer {
+                if count == 1 { spanEnd = time }
+                index = (index - 1 + Self.restCapacity) % Self.restCapacity
+                continue
             } else {
                 sum = sum + vector
                 count += 1
             }
-            let spanned = strictSpan ? newestTime - time >= span : waited(newestTime - time, for: span)
+            newer = vector
+            let spanned = strictSpan ? spanEnd - time >= span : waited(newestTime - time, for: span)
             if count >= minimumSamples, spanned { break }
             index = (index - 1 + Self.restCapacity) % Self.restCapacity
         }
