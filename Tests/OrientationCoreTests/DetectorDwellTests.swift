@@ -263,6 +263,16 @@ struct DetectorDwellTests {
         #expect(simulator.reported == [.portrait], "\(simulator.changes)")
     }
 
+    @Test("start-up on a sensor that repeats one reading at rest (coarse steps, no noise): the fast path decides")
+    func startUpOnARepeatedReading() throws {
+        var simulator = PoseSimulator(rate: 50)
+        simulator.tremor = 0
+        simulator.hold(Pose(angle: -90, tilt: 20), for: 0.5)
+        let change = try #require(simulator.changes.first)
+        #expect(change.to == .landscapeRight)
+        #expect(change.time <= 0.08 + 1e-9)
+    }
+
     @Test("start-up during a turn faster than 250°/s decides nothing until the samples rest")
     func startUpMoving() {
         // Two samples 40 ms apart within 5° of their mean bound the turn rate at 250°/s; this turn
