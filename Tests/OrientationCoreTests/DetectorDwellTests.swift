@@ -270,13 +270,31 @@ struct DetectorDwellTests {
         simulator.hold(Pose(angle: -90, tilt: 20), for: 0.5)
         let change = try #require(simulator.changes.first)
         #expect(change.to == .landscapeRight)
-        #expect(change.time <= 0.08 + 1e-9)
+        #expect(abs(change.time - 0.08) < 1e-9)
+    }
+
+    @Test(
+        """
+        start-up: the span ends at the first read of the newest reading; at 100 Hz a far pose read, then \
+        its neighbour read twice, spans 10 ms of readings, not 20
+        """)
+    func startUpSpanEndsAtTheFirstRead() {
+        var simulator = PoseSimulator(rate: 100)
+        simulator.tremor = 0
+        simulator.feed(Pose(angle: 60, tilt: 10).reading())
+        let neighbour = Pose(angle: 60.5, tilt: 10).reading()
+        simulator.feed(neighbour)
+        simulator.feed(neighbour)
+        simulator.tremor = 0.05
+        simulator.turn(from: Pose(angle: 60.5, tilt: 10), to: Pose(angle: 0, tilt: 10), over: 0.1)
+        simulator.hold(Pose(angle: 0, tilt: 10), for: 1)
+        #expect(simulator.reported == [.portrait], "\(simulator.changes)")
     }
 
     @Test("start-up during a turn faster than 250°/s decides nothing until the samples rest")
     func startUpMoving() {
-        // Two samples 40 ms apart within 5° of their mean bound the turn rate at 250°/s; this turn
-        // moves 11° between samples.
+        // Two readings 40 ms apart (25 Hz) within 1.5° of their mean bound the turn rate at 75°/s;
+        // this turn moves 11° between samples.
         var simulator = PoseSimulator()
         simulator.turn(from: Pose(angle: 0, tilt: 10), to: Pose(angle: 90, tilt: 10), over: 0.32)
         let turned = simulator.time

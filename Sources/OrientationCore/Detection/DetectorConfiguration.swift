@@ -199,7 +199,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
             "dwell-moving-spread", \.dwellMovingSpread, "°", "dwell rule moving: ...and now this near its mean"),
         parameter(
             "startup-rest-window", \.startupRestWindow, "s",
-            "from unknown: two distinct readings this far apart, agreeing"),
+            "from unknown: two distinct readings at least this far apart, agreeing"),
         parameter("startup-spread", \.startupSpread, "°", "from unknown: ...within this angle of their mean"),
         parameter(
             "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²",

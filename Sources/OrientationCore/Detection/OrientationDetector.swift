@@ -461,8 +461,9 @@ public struct OrientationDetector: Sendable {
     /// within `startupMagnitudeTolerance` of gravity. Agreement alone proves nothing (a flick's far
     /// pose, a step's bounce hold still for an instant); agreement that close to gravity's length
     /// leaves a moving device no room: a linear acceleration strong enough to move the reading far
-    /// changes its length or its direction within 15 ms (detection.md §17). The two must be distinct
-    /// readings: a polled sensor read twice between its samples returns one reading twice.
+    /// changes its length or its direction from one sample to the next (detection.md §17). The two
+    /// must be distinct readings: a polled sensor read twice between its samples returns one reading
+    /// twice.
     private func fastCandidate(rest: Rest?) -> DeviceOrientation? {
         if orientation == .unknown {
             let still =
@@ -767,8 +768,9 @@ public struct OrientationDetector: Sendable {
         while true {
             if examined == restCount {
                 // History does not reach back `span`: too early after (re)priming, unless the ring is
-                // full because the sensor is fast, in which case its samples are plenty.
-                guard restCount == Self.restCapacity else { return nil }
+                // full because the sensor is fast, in which case its samples are plenty. Not for the
+                // start-up: its repeats are skipped, so a full ring may hold only two readings.
+                guard restCount == Self.restCapacity, !strictSpan else { return nil }
                 break
             }
             let vector = restVectors[index]
