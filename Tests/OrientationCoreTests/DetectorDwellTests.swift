@@ -252,15 +252,20 @@ struct DetectorDwellTests {
         same reading, and a flick's far pose read twice 20 ms apart is not two readings at rest
         """)
     func startUpOnAReadingReadTwice() {
-        var simulator = PoseSimulator(rate: 50)
+        #expect(Self.startedNearAFarPose(readingAngles: [60, 60], rate: 50) == [.portrait])
+    }
+
+    /// The orientations of a detector started on exact readings (no noise) at `readingAngles`, tilted
+    /// back 10° (a flick's far pose read as a polled sensor gives it), then turned back to portrait
+    /// in 0.1 s and held there.
+    static func startedNearAFarPose(readingAngles: [Double], rate: Double) -> [DeviceOrientation] {
+        var simulator = PoseSimulator(rate: rate)
         simulator.tremor = 0
-        let farPose = Pose(angle: 60, tilt: 10).reading()
-        simulator.feed(farPose)
-        simulator.feed(farPose)
+        for angle in readingAngles { simulator.feed(Pose(angle: angle, tilt: 10).reading()) }
         simulator.tremor = 0.05
-        simulator.turn(from: Pose(angle: 60, tilt: 10), to: Pose(angle: 0, tilt: 10), over: 0.1)
+        simulator.turn(from: Pose(angle: readingAngles.last ?? 0, tilt: 10), to: Pose(angle: 0, tilt: 10), over: 0.1)
         simulator.hold(Pose(angle: 0, tilt: 10), for: 1)
-        #expect(simulator.reported == [.portrait], "\(simulator.changes)")
+        return simulator.reported
     }
 
     @Test("start-up on a sensor that repeats one reading at rest (coarse steps, no noise): the fast path decides")
@@ -279,16 +284,7 @@ struct DetectorDwellTests {
         its neighbour read twice, spans 10 ms of readings, not 20
         """)
     func startUpSpanEndsAtTheFirstRead() {
-        var simulator = PoseSimulator(rate: 100)
-        simulator.tremor = 0
-        simulator.feed(Pose(angle: 60, tilt: 10).reading())
-        let neighbour = Pose(angle: 60.5, tilt: 10).reading()
-        simulator.feed(neighbour)
-        simulator.feed(neighbour)
-        simulator.tremor = 0.05
-        simulator.turn(from: Pose(angle: 60.5, tilt: 10), to: Pose(angle: 0, tilt: 10), over: 0.1)
-        simulator.hold(Pose(angle: 0, tilt: 10), for: 1)
-        #expect(simulator.reported == [.portrait], "\(simulator.changes)")
+        #expect(Self.startedNearAFarPose(readingAngles: [60, 60.5, 60.5], rate: 100) == [.portrait])
     }
 
     @Test("start-up during a turn faster than 250°/s decides nothing until the samples rest")
