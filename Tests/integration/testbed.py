@@ -104,15 +104,23 @@ def motion_event(modifier=1, event_type=1, direction=1, timestamp=0):
 
 
 IN_ACCESS = 0x1
+IN_MODIFY = 0x2
+
+
+def inotify_watch(path, mask):
+    """A nonblocking inotify descriptor watching `path` for `mask`; the caller closes it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+    watched = fd >= 0 and libc.inotify_add_watch(fd, path.encode(), mask) >= 0
+    assert watched, f"inotify on {path}: errno {ctypes.get_errno()}"
+    return fd
 
 
 class ReadCounter:
     """Counts read(2)s of one file by any process (inotify IN_ACCESS)."""
 
     def __init__(self, path):
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, path.encode(), IN_ACCESS) >= 0
+        self.fd = inotify_watch(path, IN_ACCESS)
 
     def _forget_earlier(self):
         os.read(self.fd, 65536) if select.select([self.fd], [], [], 0)[0] else None
@@ -146,9 +154,6 @@ class ReadCounter:
         os.close(self.fd)
 
 
-IN_MODIFY = 0x2
-
-
 class AttributeWatcher:
     """Wakes on each write to one file by any process (inotify IN_MODIFY), to see a value the daemon
     holds only for a moment (a rate asked for while the device moves): polled every half second, a
@@ -157,9 +162,7 @@ class AttributeWatcher:
     def __init__(self, bed, path, name):
         self.read = lambda: bed.attribute(path, name)
         self.path = os.path.join(bed.root, path.lstrip("/"), name)
-        self.libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        assert self.fd >= 0 and self.libc.inotify_add_watch(self.fd, self.path.encode(), IN_MODIFY) >= 0
+        self.fd = inotify_watch(self.path, IN_MODIFY)
 
     def wait_for(self, value, what, timeout=10):
         """Returns once the file holds `value`, checked now and at each write (an event awaited)."""

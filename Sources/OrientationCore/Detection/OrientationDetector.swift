@@ -405,10 +405,7 @@ public struct OrientationDetector: Sendable {
         else { return false }
         let rate = fusion.rotationRate
         guard previousRate.dot(rate) < rate.dot(rate) else { return false }
-        func angle(_ a: Vector3, _ b: Vector3) -> Double {
-            acos(max(-1, min(1, a.dot(b) / (a.magnitude * b.magnitude))))
-        }
-        return 2 * angle(start, judgedUp) < angle(start, Vector3(axis.x, axis.y, 0))
+        return 2 * start.angle(to: judgedUp) < start.angle(to: Vector3(axis.x, axis.y, 0))
     }
 
     /// Whether a wait is over after `elapsed` seconds between samples (``waitIsOver(_:for:period:)``).

@@ -101,7 +101,7 @@ public struct PoseCapture: Sendable {
             abs(reading.magnitude - configuration.gravity) <= configuration.magnitudeTolerance * configuration.gravity
         if reference == nil { reference = reading }
         // Only readings near 1 g count as a new direction: a tap on the table is not a turn.
-        if let reference, !moved, steadyMagnitude, Self.angle(reading, reference) >= configuration.movedAngle {
+        if let reference, !moved, steadyMagnitude, reading.angle(to: reference) >= configuration.movedAngle {
             moved = true
         }
         if var current = run, steadyMagnitude,
@@ -126,13 +126,13 @@ public struct PoseCapture: Sendable {
         }
         let mean = current.sum / Double(current.count)
         run = nil
-        if let earlier = captures.min(by: { Self.angle($0.reading, mean) < Self.angle($1.reading, mean) }),
-            Self.angle(earlier.reading, mean) < configuration.distinctAngle
+        if let earlier = captures.min(by: { $0.reading.angle(to: mean) < $1.reading.angle(to: mean) }),
+            earlier.reading.angle(to: mean) < configuration.distinctAngle
         {
             // Still in a pose captured before: the last one, not yet left, is the person reading
             // the prompt; anything else is a second attempt at an earlier pose, said once per hold.
             if moved {
-                let off = Self.angle(earlier.reading, mean)
+                let off = earlier.reading.angle(to: mean)
                 events.append(
                     .rejected(
                         pose,
@@ -179,12 +179,6 @@ public struct PoseCapture: Sendable {
                 """
             )
         ]
-    }
-
-    /// The angle between two vectors in degrees.
-    public static func angle(_ a: Vector3, _ b: Vector3) -> Double {
-        let cosine = a.dot(b) / (a.magnitude * b.magnitude)
-        return acos(min(max(cosine, -1), 1)) * 180 / .pi
     }
 
     /// "12.3°".
@@ -248,7 +242,7 @@ public struct MountFit: Sendable, Hashable {
         // Every signed permutation (48, proper and improper): the one whose worst capture is nearest.
         var best: (matrix: MountMatrix, worst: Double)?
         for matrix in MountMatrix.signedPermutations {
-            let worst = pairs.map { PoseCapture.angle(matrix.apply($0.0.reading), $0.1) }.max() ?? 180
+            let worst = pairs.map { matrix.apply($0.0.reading).angle(to: $0.1) }.max() ?? 180
             if best.map({ worst < $0.worst }) ?? true { best = (matrix, worst) }
         }
         if let best, best.worst <= permutationTolerance {
@@ -278,14 +272,14 @@ public struct MountFit: Sendable, Hashable {
     /// How far (degrees) each capture is from its pose's gravity reading under `matrix`.
     public static func errors(of matrix: MountMatrix, _ captures: [PoseCapture.Capture]) -> [Double] {
         captures.compactMap { capture in
-            capture.pose.gravityReading.map { PoseCapture.angle(matrix.apply(capture.reading), $0) }
+            capture.pose.gravityReading.map { matrix.apply(capture.reading).angle(to: $0) }
         }
     }
 
     private static func checks(_ matrix: MountMatrix, _ pairs: [(PoseCapture.Capture, Vector3)]) -> [Check] {
         pairs.map { capture, expected in
             let display = matrix.apply(capture.reading)
-            return Check(pose: capture.pose, display: display, error: PoseCapture.angle(display, expected))
+            return Check(pose: capture.pose, display: display, error: display.angle(to: expected))
         }
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A three-component vector in m/s², in whatever frame its producer documents.
 ///
 /// Every vector that crosses orientd's boundary (trace files, logs, protocol fields) is in the
@@ -26,6 +32,13 @@ public struct Vector3: Sendable, Hashable {
     @inlinable public static func - (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x - b.x, a.y - b.y, a.z - b.z) }
     @inlinable public static func * (s: Double, v: Vector3) -> Vector3 { Vector3(s * v.x, s * v.y, s * v.z) }
     @inlinable public static prefix func - (v: Vector3) -> Vector3 { Vector3(-v.x, -v.y, -v.z) }
+
+    /// The angle between this vector and `other`, in degrees; both must have some length (the cosine
+    /// is clamped only against rounding).
+    public func angle(to other: Vector3) -> Double {
+        let cosine = dot(other) / (magnitude * other.magnitude)
+        return acos(min(max(cosine, -1), 1)) * 180 / .pi
+    }
 }
 
 extension Vector3: CustomStringConvertible {
