@@ -269,6 +269,14 @@ class Served:
                 time.sleep(0.05)
         else:
             self.client = self.socket = SocketClient(os.path.join(self.directory, "o.sock"))
+            # Served once `get` names the sensor, as the D-Bus mode waits for HasAccelerometer: the
+            # socket listens while the daemon still starts (its first reply took 12-19 ms here), and
+            # a claim in that time would count the daemon's own start in every trace's start-up.
+            deadline = time.monotonic() + 10
+            while self.socket.request("get")["state"].get("sensorName") is None:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise RuntimeError(f"{key} did not serve the accelerometer")
+                time.sleep(0.05)
         watched = {"accel": real_path(device.bed, device.path, "in_accel_x_raw")}
         if device.gyro_files:
             watched["gyro"] = real_path(device.bed, device.path, "in_anglvel_x_raw")
@@ -504,11 +512,17 @@ def play(name, key):
     try:
         sys.setswitchinterval(0.0005)  # the client's thread timestamps a change without waiting long for the writer
         reads_before = run.reads.mark()["accel"]
-        # The trace's clock starts with the claim (as bench/peer.py plays it).
+        # The trace's clock starts at its first sample, and the claim falls at a random moment of
+        # that sample's period, as a client's claim falls anywhere between a real sensor's samples:
+        # the wait counts in the start-up (as the pace's phase does offline, `orientd replay
+        # --seed`), and the daemon's reads keep that phase to the samples instead of following each
+        # write by a millisecond.
         start = time.monotonic() - samples[0][0]
+        device.write(samples[0][1], samples[0][2])
+        lateness = [time.monotonic() - (start + samples[0][0])]
+        time.sleep(random.uniform(0, samples[1][0] - samples[0][0]))  # the claim's moment, not synchronisation
         run.client.claim()
-        lateness = []
-        for t, counts, rate_counts in samples:
+        for t, counts, rate_counts in samples[1:]:
             delay = start + t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)  # pacing the simulated sensor, not synchronisation
@@ -851,7 +865,7 @@ def section(m):
               f"Each of the {len(trace_names())} traces of `Tests/Fixtures/corpus/public` written into the simulated sysfs at its "
               "samples' times (in "
               f"the sensor's frame, rounded to counts; `mounted_rotated`'s matrix through `ACCEL_MOUNT_MATRIX`), the claim at the "
-              "trace's start; the changes the client saw, timed from the trace's start, scored with `Tests/Fixtures/corpus/score.py` "
+              "trace's start, once the daemon serves (D-Bus: `HasAccelerometer`; the socket: a `get` that names the sensor); the changes the client saw, timed from the trace's start, scored with `Tests/Fixtures/corpus/score.py` "
               "(latency from the start of each settled interval, that is from the end of each turn as the labels have it). "
               "orientd's socket client has all seven device orientations (scored both ways); iio-sensor-proxy has no face "
               "states and is scored with `--iio` (the upright-only rules). The modes of one trace play at once, each in a "
