@@ -53,6 +53,7 @@ REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWE
 WARM_UP = 5  # seconds after the claim before the rest is measured (the device settles, the pace slows)
 NOISE_COUNTS = 2  # at rest each axis reads its value ± up to this many counts …
 NOISE_PERIOD = 0.04  # … drawn afresh this often (a 25 Hz output data rate)
+RATE = 25  # Hz: orientd's sampling rate while the device moves (`--rate`)
 DEFAULT = 1.8  # orientd's default rest rate, lying still (SamplingPace.Settings)
 HELD = 4  # orientd's default held rate: at rest, swaying in a hand (SamplingPace.Settings)
 RATES = (1.5, DEFAULT, 4, 0)  # orientd's rest rates in the trade-off; 0: fixed rate (adaptive pacing off)
@@ -105,7 +106,7 @@ def label(key):
 
 def orientd_args(rest_rate, socket_path, dbus):
     return [ORIENTD, "serve", "--socket", socket_path, "--config", "/dev/null", "--dbus", "on" if dbus else "off",
-            "--no-dbus-polkit", "--acquisition", "poll", "--rate", "25",
+            "--no-dbus-polkit", "--acquisition", "poll", "--rate", str(RATE),
             "--rest-rate", str(DEFAULT if rest_rate in (INTERRUPT, IMU) else BEFORE_38 if rest_rate == HELD_OFF else rest_rate)] + (
                 ["--held-rate", "0"] if rest_rate == HELD_OFF else [])
 
@@ -513,19 +514,25 @@ def play(name, key):
         sys.setswitchinterval(0.0005)  # the client's thread timestamps a change without waiting long for the writer
         reads_before = run.reads.mark()["accel"]
         # The trace's clock starts at its first sample, and the claim falls at a random moment of
-        # that sample's period, as a client's claim falls anywhere between a real sensor's samples:
-        # the wait counts in the start-up (as the pace's phase does offline, `orientd replay
-        # --seed`), and the daemon's reads keep that phase to the samples instead of following each
-        # write by a millisecond.
+        # the daemon's sampling period after it (25 Hz), as `orientd replay --seed` draws its first
+        # read: a client's claim falls anywhere between a real sensor's samples, the wait counts in
+        # the start-up, and the daemon's reads keep that phase to the samples instead of following
+        # each write by a millisecond.
         start = time.monotonic() - samples[0][0]
-        device.write(samples[0][1], samples[0][2])
-        lateness = [time.monotonic() - (start + samples[0][0])]
-        time.sleep(random.uniform(0, samples[1][0] - samples[0][0]))  # the claim's moment, not synchronisation
-        run.client.claim()
-        for t, counts, rate_counts in samples[1:]:
-            delay = start + t - time.monotonic()
+        claim_at = samples[0][0] + random.uniform(0, 1 / RATE)
+
+        def wait_until(trace_time):
+            delay = start + trace_time - time.monotonic()
             if delay > 0:
-                time.sleep(delay)  # pacing the simulated sensor, not synchronisation
+                time.sleep(delay)  # pacing the simulated sensor and the claim, not synchronisation
+
+        lateness = []
+        for t, counts, rate_counts in samples:
+            if claim_at is not None and claim_at <= t:
+                wait_until(claim_at)
+                run.client.claim()
+                claim_at = None
+            wait_until(t)
             device.write(counts, rate_counts)
             lateness.append(time.monotonic() - (start + t))
         end = time.monotonic()
@@ -865,7 +872,7 @@ def section(m):
               f"Each of the {len(trace_names())} traces of `Tests/Fixtures/corpus/public` written into the simulated sysfs at its "
               "samples' times (in "
               f"the sensor's frame, rounded to counts; `mounted_rotated`'s matrix through `ACCEL_MOUNT_MATRIX`), the claim at a "
-              "random moment of the first sample's period, once the daemon serves (D-Bus: `HasAccelerometer`; the socket: a `get` "
+              "random moment of the first 40 ms (orientd's sampling period), once the daemon serves (D-Bus: `HasAccelerometer`; the socket: a `get` "
               "that names the sensor); the changes the client saw, timed from the trace's start, scored with `Tests/Fixtures/corpus/score.py` "
               "(latency from the start of each settled interval, that is from the end of each turn as the labels have it). "
               "orientd's socket client has all seven device orientations (scored both ways); iio-sensor-proxy has no face "
