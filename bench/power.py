@@ -872,7 +872,7 @@ def section(m):
               f"Each of the {len(trace_names())} traces of `Tests/Fixtures/corpus/public` written into the simulated sysfs at its "
               "samples' times (in "
               f"the sensor's frame, rounded to counts; `mounted_rotated`'s matrix through `ACCEL_MOUNT_MATRIX`), the claim at a "
-              "random moment of the first 40 ms (orientd's sampling period), once the daemon serves (D-Bus: `HasAccelerometer`; the socket: a `get` "
+              f"random moment of the first {1000 / RATE:.0f} ms (orientd's sampling period), once the daemon serves (D-Bus: `HasAccelerometer`; the socket: a `get` "
               "that names the sensor); the changes the client saw, timed from the trace's start, scored with `Tests/Fixtures/corpus/score.py` "
               "(latency from the start of each settled interval, that is from the end of each turn as the labels have it). "
               "orientd's socket client has all seven device orientations (scored both ways); iio-sensor-proxy has no face "
