@@ -258,30 +258,32 @@ class Served:
         self.socket = None
         if dbus:
             self.client = DBusClient(self.bus)
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    if self.client.get("HasAccelerometer"):
-                        break
-                except GLib.Error:
-                    pass
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"{key} did not publish the accelerometer")
-                time.sleep(0.05)
+            self._wait(self._publishes_accelerometer, "publish the accelerometer")
         else:
             self.client = self.socket = SocketClient(os.path.join(self.directory, "o.sock"))
             # Served once `get` names the sensor, as the D-Bus mode waits for HasAccelerometer: the
             # socket listens while the daemon still starts (its first reply took 12-19 ms here), and
             # a claim in that time would count the daemon's own start in every trace's start-up.
-            deadline = time.monotonic() + 10
-            while self.socket.request("get")["state"].get("sensorName") is None:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError(f"{key} did not serve the accelerometer")
-                time.sleep(0.05)
+            self._wait(lambda: self.socket.request("get")["state"].get("sensorName") is not None,
+                       "serve the accelerometer")
         watched = {"accel": real_path(device.bed, device.path, "in_accel_x_raw")}
         if device.gyro_files:
             watched["gyro"] = real_path(device.bed, device.path, "in_anglvel_x_raw")
         self.reads = AccessLog(watched)
+
+    def _wait(self, served, what):
+        """Asks `served()` every 50 ms until it is true; fails after 10 s, or when the daemon exits."""
+        deadline = time.monotonic() + 10
+        while not served():
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError(f"{self.key} did not {what}")
+            time.sleep(0.05)
+
+    def _publishes_accelerometer(self):
+        try:
+            return bool(self.client.get("HasAccelerometer"))
+        except GLib.Error:
+            return False  # not on the bus yet
 
     def changes(self):
         """(time, name) of every orientation change the client saw: orientd's device orientations
