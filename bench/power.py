@@ -11,10 +11,12 @@ runs it after the others.
    the change; today's pauses (0.2-0.6 s) and pauses after which the device rests.
 3. The public corpus played into sysfs in real time, the changes the client sees scored with
    Tests/Fixtures/corpus/score.py.
+   3b. The corpus's twins (public-gyro) played into an IMU the same way, for the default mode: issue
+   50's targets in real time.
 4. The trade-off over rest rates (1.5, 1.8, 4 Hz, fixed), each with the held rate (4 Hz).
 
 Each measurement of 2 and 3 runs in a process of its own (`python3 -m bench.power steps MODE`,
-`python3 -m bench.power play TRACE MODE`, under umockdev-wrapper), so the modes play side by side without sharing an
+`python3 -m bench.power play TRACE MODE [FOLDER]`, under umockdev-wrapper), so the modes play side by side without sharing an
 interpreter. Run under umockdev-wrapper, as every section is.
 
 `python3 -m bench.power realtime` plays only §3 for the default mode (socket), POWER_ROUNDS times, and
@@ -47,6 +49,8 @@ from gi.repository import GLib  # noqa: E402 (testbed and sensorproxy choose the
 # The corpus played (POWER_CORPUS: another folder of it, such as public-gyro, whose traces carry a
 # gyroscope's rates: the simulated device is then an IMU and its in_anglvel attributes are written too).
 PUBLIC = os.path.join(CORPUS, os.environ.get("POWER_CORPUS", "public"))
+# The corpus's twins (issue 50): the same traces with a gyroscope's rates, played into an IMU in §3b.
+TWINS = os.path.join(CORPUS, "public-gyro")
 GYRO_SCALE = 0.0001  # rad/s per count in in_anglvel_scale
 SCALE = 0.00981  # m/s² per count in in_accel_scale: 1000 counts per g
 REST = int(os.environ.get("POWER_REST", "60"))  # seconds of rest measured (POWER_REST: shorter, to try the bench)
@@ -489,20 +493,20 @@ def steps(keys):
 
 # ---------------------------------------------------------------- 3. the corpus in real time
 
-def trace_names():
-    """The public corpus's traces (POWER_TRACES, comma-separated: some of them, to try the bench)."""
+def trace_names(folder=PUBLIC):
+    """The traces of a corpus folder (POWER_TRACES, comma-separated: some of them, to try the bench)."""
     chosen = os.environ.get("POWER_TRACES")
-    return chosen.split(",") if chosen else sorted(f[:-len(".labels.json")] for f in os.listdir(PUBLIC) if f.endswith(".labels.json"))
+    return chosen.split(",") if chosen else sorted(f[:-len(".labels.json")] for f in os.listdir(folder) if f.endswith(".labels.json"))
 
 
-def play(name, key):
-    """In this process: trace `name` written into the Device in real time (in the sensor's frame,
-    its mount matrix as udev's ACCEL_MOUNT_MATRIX), the claim at the trace's start; the changes the
-    client saw (trace time, name), the reads of the attribute, how late the writes were, and
-    orientd's pace changes."""
-    meta = json.load(open(os.path.join(PUBLIC, f"{name}.meta.json")))
+def play(name, key, folder=PUBLIC):
+    """In this process: trace `name` of `folder` written into the Device in real time (in the
+    sensor's frame, its mount matrix as udev's ACCEL_MOUNT_MATRIX; an IMU when the trace has a
+    gyroscope's rates), the claim at the trace's start; the changes the client saw (trace time,
+    name), the reads of the attribute, how late the writes were, and orientd's pace changes."""
+    meta = json.load(open(os.path.join(folder, f"{name}.meta.json")))
     samples = []
-    with open(os.path.join(PUBLIC, f"{name}.csv")) as handle:
+    with open(os.path.join(folder, f"{name}.csv")) as handle:
         for line in handle:
             if line[0] in "-0123456789":
                 t, x, y, z, *rate = map(float, line.split(","))
@@ -549,12 +553,12 @@ def play(name, key):
             shutil.rmtree(os.path.dirname(log_path), ignore_errors=True)
 
 
-def score(directory, names, *flags):
-    """score.py over the traces `names` played into a directory of NAME.events.jsonl (its --json):
-    per trace its summary row and its transitions (start of the settled interval, latency or None
-    if missed; startups left out), and the overall row."""
+def score(directory, names, *flags, folder=PUBLIC):
+    """score.py over the traces `names` of `folder` played into a directory of NAME.events.jsonl (its
+    --json): per trace its summary row and its transitions (start of the settled interval, latency or
+    None if missed; startups left out), and the overall row."""
     details = os.path.join(directory, "score.json")
-    pairs = [path for name in names for path in (os.path.join(directory, f"{name}.events.jsonl"), os.path.join(PUBLIC, f"{name}.labels.json"))]
+    pairs = [path for name in names for path in (os.path.join(directory, f"{name}.events.jsonl"), os.path.join(folder, f"{name}.labels.json"))]
     result = subprocess.run(["python3", os.path.join(CORPUS, "score.py"), *pairs, "--json", details, *flags],
                             capture_output=True, text=True, env=dict(os.environ, LD_PRELOAD=""))
     if result.returncode != 0:
@@ -593,23 +597,23 @@ def pooled(scores):
                 startup_by_trace={name: mean_of(name, "startup") for name in traces})
 
 
-def corpus(keys, names=None, rounds=1, together=True):
-    """Every trace for every mode, `rounds` times. `together`: the modes of one trace play at once
-    (one process each), trace after trace; else one process at a time. Per mode and round score.py's
-    results (seven states and upright only for orientd, --iio for iio-sensor-proxy); per mode the
-    reads per second and pace changes while the corpus played, and how late the writes were."""
-    names = names or trace_names()
+def corpus(keys, names=None, rounds=1, together=True, folder=PUBLIC):
+    """Every trace of `folder` for every mode, `rounds` times. `together`: the modes of one trace play
+    at once (one process each), trace after trace; else one process at a time. Per mode and round
+    score.py's results (seven states and upright only for orientd, --iio for iio-sensor-proxy); per
+    mode the reads per second and pace changes while the corpus played, and how late the writes were."""
+    names = names or trace_names(folder)
     root = tempfile.mkdtemp(prefix="bench-power-corpus-")
     plays = {key: [{} for _ in range(rounds)] for key in keys}
     for round_ in range(rounds):
         for name in names:
-            jobs = [(name, key) for key in keys]
+            jobs = [(name, key, folder) for key in keys]
             if together:
                 with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
                     outcomes = list(pool.map(lambda job: run_job("play", *job), jobs))
             else:
                 outcomes = [run_job("play", *job) for job in jobs]
-            for (_, key), outcome in zip(jobs, outcomes):
+            for (_, key, _), outcome in zip(jobs, outcomes):
                 plays[key][round_][name] = outcome
     out = {}
     for key in keys:
@@ -622,10 +626,10 @@ def corpus(keys, names=None, rounds=1, together=True):
                     for t, orientation in outcome["events"]:
                         handle.write(json.dumps({"t": t, "orientation": orientation}) + "\n")
             if key == "iio-sensor-proxy":
-                out[key]["upright"].append(score(directory, names, "--iio"))
+                out[key]["upright"].append(score(directory, names, "--iio", folder=folder))
             else:
-                out[key]["all"].append(score(directory, names))
-                out[key]["upright"].append(score(directory, names, "--upright-only"))
+                out[key]["all"].append(score(directory, names, folder=folder))
+                out[key]["upright"].append(score(directory, names, "--upright-only", folder=folder))
         every = [p for played in plays[key] for p in played.values()]
         paces = [p["paces"] for p in every if p["paces"]]
         out[key].update(reads=sum(p["reads"] for p in every) / sum(p["seconds"] for p in every),
@@ -710,6 +714,8 @@ def measure():
          corpus, corpus_keys, None, ROUNDS)
     fixed = mode_key("orientd", 0, "socket")
     part("control", f"the control, {len(CONTROL)} traces again for the fixed rate alone", lambda: control(m["corpus"], fixed))
+    part("twins", f"the corpus's twins in real time (an IMU), the default mode alone, trace after trace, {ROUNDS} rounds",
+         corpus, [mode_key("orientd", DEFAULT, "socket")], None, ROUNDS, True, TWINS)
     log(f"power: raw figures in {RAW}")
     return m
 
@@ -754,7 +760,8 @@ def section(m):
              f"Measured {m['date']} on {m['machine']}; iio-sensor-proxy {m['peer_version']} (Debian), orientd release build of "
              f"{m['commit']}. This section took {m['seconds']:.0f} s (rest {t['rest']:.0f} s, "
              + (f"in a hand {t['hand']:.0f} s, " if hand else "") + f"steps {t['steps']:.0f} s, "
-             f"corpus {t['corpus']:.0f} s, control {t['control']:.0f} s); the machine's cores were busy "
+             f"corpus {t['corpus']:.0f} s, control {t['control']:.0f} s" + (f", twins {t['twins']:.0f} s" if "twins" in t else "")
+             + "); the machine's cores were busy "
              + ", ".join(f"{100 * share:.0f} %" for share in m["busy"].values()) + " of the time in these parts (everything on "
              "it, this benchmark's own processes included).", "",
              "```sh", "make bench                                                   # runs it after the sections above, or alone:",
@@ -934,6 +941,7 @@ def section(m):
     lines += [""]
 
     # 4. trade-off
+    lines += twins_section(m["twins"]) if "twins" in m else []
     lines += ["### 4. The trade-off: rest rate against latency", "",
               "The figures above side by side: wake-ups, reads and CPU at rest (§1, D-Bus claim), the corpus in real time (§3, "
               "seven states, pooled) and the step from rest (§2, socket).", "",
@@ -953,12 +961,44 @@ def section(m):
     return "\n".join(lines)
 
 
+def twins_section(played):
+    """§3b: the twins in real time for the default mode, and issue 50's targets for them."""
+    key = mode_key("orientd", DEFAULT, "socket")
+    r = played[key]
+    o = pooled(r["all"])
+    names = trace_names(TWINS)
+    walking = [latency for sc in r["all"] for _, latency in sc["transitions"].get("walk_hand_off_axis", [])]
+    slowest_walking = max((x for x in walking if x is not None), default=None)
+    lines = ["### 3b. The corpus's twins in real time, with a gyroscope", "",
+             f"Each of the {len(names)} traces of `Tests/Fixtures/corpus/public-gyro` (the public traces with a gyroscope's rates, "
+             "issue 50) played as in §3 into a simulated IMU: the accelerometer's attributes and, in the same IIO device, "
+             f"`in_anglvel_{{x,y,z}}_raw` at `in_anglvel_scale` {GYRO_SCALE} rad/s per count. orientd runs its default mode "
+             f"(socket) and switches the gyroscope on only while the pace is fast, using its readings once its start-up "
+             "has passed (docs/detection.md §18). One mode, so trace after trace alone; the whole corpus "
+             + ("once." if len(r["all"]) == 1 else f"{len(r['all'])} times, pooled as in §3."), "",
+             "| mode | transitions | missed | false changes | taken back | latency median | latency p95 | p95 by round | startup | error time | reads/s while playing |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+             f"| {label(key)}, IMU | {o['transitions']} | {o['missed']} | {o['false']} | {o['taken_back']} | {s(o['median'])} | "
+             f"{s(o['p95'])} | " + " / ".join(f"{p:.3f}" if p is not None else "–" for p in o["p95_by_round"])
+             + f" | {s(o['startup'])} | {o['error']:.2f} % | {r['reads']:.1f} |", "",
+             "Error time by trace (the rounds' mean, the largest first): "
+             + ", ".join(f"{name} {value:.2f} %" for name, value in sorted(o["error_by_trace"].items(), key=lambda item: -(item[1] or 0))[:8])
+             + ".", "",
+             f"Targets (issue 50, in real time): 0 missed — {mark(o['missed'] == 0)} ({o['missed']}); 0 false changes — "
+             f"{mark(o['false'] == 0)} ({o['false']}); 0 taken back — {mark(o['taken_back'] == 0)} ({o['taken_back']}); "
+             f"latency median ≤ 0.03 s — {mark(o['median'] is not None and o['median'] <= 0.03)} ({s(o['median'])}); "
+             f"p95 ≤ 0.08 s — {mark(o['p95'] is not None and o['p95'] <= 0.08)} ({s(o['p95'])}); error time ≤ 0.5 % — "
+             f"{mark(o['error'] <= 0.5)} ({o['error']:.2f} %); `walk_hand_off_axis`'s turns ≤ 0.25 s after they end — "
+             f"{mark(slowest_walking is not None and slowest_walking <= 0.25)} (slowest {s(slowest_walking)}).", ""]
+    return lines
+
+
 def power_section():
     write_section("power-benchmark", "Power: adaptive pacing against the fixed rate and iio-sensor-proxy", section(measure()))
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["play"]:
-    print(json.dumps(play(sys.argv[2], sys.argv[3])))
+    print(json.dumps(play(*sys.argv[2:5])))
 elif __name__ == "__main__" and sys.argv[1:2] == ["steps"]:
     print(json.dumps(step_series(sys.argv[2], int(sys.argv[3]))))
 elif __name__ == "__main__" and sys.argv[1:2] == ["rest"]:
