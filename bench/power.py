@@ -830,7 +830,9 @@ def section(m):
         lines += [f"An IMU (issue 50: `in_anglvel_{{x,y,z}}_raw` and `in_anglvel_scale` in the same device, rates 0 at rest): "
                   f"its gyroscope read {imu['gyro_reads']:.2f} times a second at rest (target 0: it runs only while the device "
                   f"moves) {mark(imu['gyro_reads'] == 0)}; the daemon's wake-ups {imu['wakeups']:.2f}/s against "
-                  f"{ra['wakeups']:.2f}/s on the accelerometer alone (target: unchanged, ≤ 2/s) {mark(imu['wakeups'] <= 2)}.", ""]
+                  f"{ra['wakeups']:.2f}/s on the accelerometer alone (target: unchanged, ≤ 2/s) {mark(imu['wakeups'] <= 2)}; "
+                  f"of them voluntary (the daemon's own) {voluntary(imu):.2f}/s against {voluntary(ra):.2f}/s, the rest "
+                  "preemptions of a running thread, which depend on what else the machine runs.", ""]
 
     # 1b. in a hand
     if hand:
