@@ -12,6 +12,7 @@ import time
 
 from daemon import Client
 from sensorproxy import BusClient, PrivateSystemBus
+from test_convertible import folded
 from testbed import ORIENTD, AttributeWatcher, ReadCounter, TestbedCase, orientd
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
@@ -82,6 +83,23 @@ class Gyroscope(ServingCase):
         self.bed.set_raw(path, 1000, 0, 0)
         gyroscope.wait_for_reads(5, "motion switches the gyroscope on")
         client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+
+    def test_a_convertibles_hinge_holds_the_display_fast_but_not_its_gyroscope(self):
+        """The hinge needs every reading of the display and the base, so the display is read at its
+        sampling rate at rest; its gyroscope still runs only while the device moves."""
+        display, base = folded(110)
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=display, properties={"ACCEL_LOCATION": "display"},
+                                          attributes=imu_attributes())
+        self.bed.add_accelerometer(1, name="lis3lv02d", raw=base, attributes={"label": "accel-base"})
+        gyroscope = self.counter(path, "in_anglvel_x_raw")
+        accelerometer = self.counter(path, "in_accel_y_raw")
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device", "hinge", "mode"])["ok"])
+        client.next_event(lambda e: e["state"]["mode"] == "laptop")
+        gyroscope.wait_for_quiet(1.0, "at rest the gyroscope is switched off, hinge or not")
+        self.assertGreaterEqual(accelerometer.count(1.0), 15, "the hinge holds the display at 25 Hz")
+        self.bed.set_raw(path, *folded(150)[0])
+        gyroscope.wait_for_reads(5, "motion switches the gyroscope on")
 
     def test_while_the_device_moves_the_imu_is_asked_for_50_hz(self):
         """A hand's quickest turn integrates only from about 50 Hz: the IMU is asked for it (its

@@ -150,6 +150,14 @@ class ReadCounter:
                 raise AssertionError(f"{what}: {reads} of {count} reads within {timeout} s")
             reads += self._reads_within(remaining)
 
+    def wait_for_quiet(self, seconds, what, timeout=15):
+        """Returns once `seconds` pass without a read of the file (something switched off: the
+        quiet is the event awaited, each window a measurement)."""
+        deadline = time.monotonic() + timeout
+        while self.count(seconds):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: still read after {timeout} s")
+
     def close(self):
         os.close(self.fd)
 

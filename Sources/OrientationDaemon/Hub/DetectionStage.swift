@@ -105,6 +105,10 @@ final class DetectionStage: Sendable {
         var fastHertz: Double?
 
         var needsEveryReading: Bool { heldFast || motion != nil }
+
+        /// A gyroscope runs (its own, or an IMU's channels) while the device moves or motion is
+        /// streamed; not merely because the display is read at its sampling rate for a hinge.
+        var gyroscopeWanted: Bool { motion != nil || pace.map { !$0.pace.isRest } ?? true }
     }
 
     init(
@@ -128,7 +132,7 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
-                if pipeline.onMotionEvents || pipeline.pace?.pace.isRest == true,
+                if pipeline.onMotionEvents || (pipeline.pace?.pace.isRest == true && !pipeline.needsEveryReading),
                     let fast = pipeline.pace?.settings.fastRate
                 {
                     // Read at rest (polled slowly, or no interrupt since): the last reading stood
@@ -148,11 +152,12 @@ final class DetectionStage: Sendable {
                 let scale = pipeline.orientation.gravityScale
                 let display = pipeline.orientation.displayReading(sample.reading)
                 let tilt = pipeline.tilt.process(display)
-                var pace =
-                    pipeline.needsEveryReading
-                    ? nil
-                    : pipeline.pace?.observe(
-                        display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                // While something needs every reading the pace still says whether the device moves
+                // (the gyroscope follows that), but the read rate stays the sampling rate.
+                let observed = pipeline.pace?.observe(
+                    display, at: sample.time, detectorSettled: pipeline.orientation.detector.isSettled)
+                if observed != nil { switchGyroscope(&pipeline) }
+                var pace = pipeline.needsEveryReading ? nil : observed
                 if pipeline.onMotionEvents, readPace?.restsOnMotionEvents != true {
                     pace = pace ?? pipeline.pace?.pace  // the interrupt failed: the device rests on polling now
                 } else if pipeline.onMotionEvents, pace?.isRest == true {
@@ -237,15 +242,15 @@ final class DetectionStage: Sendable {
         }
     }
 
-    /// A gyroscope of its own is on exactly while the display is sampled at its sampling rate: the
-    /// pace is fast, or something needs every reading (motion, a convertible's hinge).
+    /// A gyroscope of its own, and an IMU's gyroscope channels, are on exactly while sampling and
+    /// ``Pipeline/gyroscopeWanted``: the device moves, or motion is streamed. A convertible's hinge
+    /// holds the display at its sampling rate at rest, but not the gyroscope.
     private func switchGyroscope(_ pipeline: inout Pipeline) {
-        guard let gyroscopeSwitch else { return }
-        let fast = pipeline.needsEveryReading || pipeline.pace.map { !$0.pace.isRest } ?? true
-        let on = pipeline.sampling && fast
+        let on = pipeline.sampling && pipeline.gyroscopeWanted
         guard on != pipeline.gyroscopeOn else { return }
         pipeline.gyroscopeOn = on
-        gyroscopeSwitch(on)
+        gyroscopeSwitch?(on)
+        readPace?.setGyroscopeWanted(on)
     }
 
     /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.
@@ -282,7 +287,7 @@ final class DetectionStage: Sendable {
         let gyroscopeRuns =
             (pipeline.readsGyroscope || pipeline.ownGyroscope)
             && pipeline.orientation.detector.gyroscopeVerdict == .working
-            && (pipeline.needsEveryReading || pipeline.pace.map { !$0.pace.isRest } ?? true)
+            && pipeline.gyroscopeWanted
         let wanted = max(pipeline.motionHertz ?? 0, gyroscopeRuns ? paceSettings?.gyroscopeRate ?? 0 : 0)
         let hertz = wanted > 0 ? wanted : nil
         guard hertz != pipeline.fastHertz else { return }
@@ -327,6 +332,10 @@ final class DetectionStage: Sendable {
             change(&pipeline)
             defer { switchGyroscope(&pipeline) }
             guard pipeline.needsEveryReading, !needed, let pace = pipeline.pace else {
+                // Ended: the pace starts fast again, as it began, and decides the rest rate anew.
+                if needed, !pipeline.needsEveryReading, let pace = pipeline.pace {
+                    pipeline.pace = SamplingPace(settings: pace.settings)
+                }
                 return (false, pipeline.needsEveryReading)
             }
             pipeline.pace = SamplingPace(settings: pace.settings)

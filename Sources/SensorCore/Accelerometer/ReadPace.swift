@@ -11,8 +11,8 @@ import NIOConcurrencyHelpers
 public final class ReadPace: Sendable {
     /// A pthread lock (NIOLockedValueBox), as every lock of orientd's: ThreadSanitizer sees it.
     private let state = NIOLockedValueBox<
-        (interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool, fastInterval: Double?)
-    >((nil, nil, false, nil))
+        (interval: Double?, wake: (@Sendable () -> Void)?, motionEvents: Bool, fastInterval: Double?, gyroscope: Bool)
+    >((nil, nil, false, nil, true))
 
     public init() {}
 
@@ -47,6 +47,21 @@ public final class ReadPace: Sendable {
         let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
             guard state.fastInterval != interval else { return nil }
             state.fastInterval = interval
+            return state.wake
+        }
+        wake?()
+    }
+
+    /// Whether a gyroscope read with the accelerometer (an IMU's `in_anglvel` channels) runs: while
+    /// the device moves or motion is streamed, decided by the daemon's detection stage. Not the same
+    /// as reading at the sampling rate: a convertible's hinge holds the display at that rate while
+    /// the device rests, and a gyroscope draws several times the accelerometer's current.
+    public var gyroscopeWanted: Bool { state.withLockedValue { $0.gyroscope } }
+
+    public func setGyroscopeWanted(_ wanted: Bool) {
+        let wake = state.withLockedValue { state -> (@Sendable () -> Void)? in
+            guard state.gyroscope != wanted else { return nil }
+            state.gyroscope = wanted
             return state.wake
         }
         wake?()

@@ -330,15 +330,16 @@ extension IIOAcquisition.Worker {
         return problem
     }
 
-    /// The gyroscope runs only while the device moves (the pace is fast: it draws several times
-    /// the accelerometer's current) and its rates are used only `gyroscopeStartup` after it was
-    /// switched on, as its datasheet asks. Nil when it is off, starting, or unreadable (the
-    /// detection stage then decides from the accelerometer alone).
+    /// The gyroscope runs only while the device moves or motion is streamed
+    /// (``ReadPace/gyroscopeWanted``: it draws several times the accelerometer's current) and its
+    /// rates are used only `gyroscopeStartup` after it was switched on, as its datasheet asks. Nil
+    /// when it is off, starting, or unreadable (the detection stage then decides from the
+    /// accelerometer alone).
     private func readGyroscope(
         _ calibration: inout Calibration, onSince: inout Double?, at now: Double
     ) -> Vector3? {
         guard let gyroscope else { return nil }
-        guard pace?.interval == nil else {
+        guard pace?.gyroscopeWanted ?? true else {
             onSince = nil
             return nil
         }
@@ -481,7 +482,7 @@ extension IIOAcquisition.Worker {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
             let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: samplePeriod)
-            let gyroscopeWanted = gyroscope != nil && pace?.interval == nil
+            let gyroscopeWanted = gyroscope != nil && pace?.gyroscopeWanted ?? true
             let rateWanted = pace?.fastInterval
             if wanted != batch || current == nil || gyroscopeWanted != gyroscopeInScans || rateWanted != fastInterval {
                 // The pace changed: a buffer of the new size, whose watermark libiio sets to it. The

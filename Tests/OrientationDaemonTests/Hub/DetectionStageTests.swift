@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import NIOConcurrencyHelpers
 import OrientationCore
 import SensorCore
 @testable import OrientationDaemon
@@ -251,5 +252,38 @@ struct DetectionStageTests {
         stage.holdFast(false)
         #expect(paces(from: 4) == [rest])
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
+    }
+
+    @Test(
+        """
+        held fast for a hinge, the gyroscope (its own, or an IMU's channels) still runs only while the device \
+        moves; a motion subscriber keeps it on at rest
+        """
+    )
+    func holdFastLeavesTheGyroscopeToMotion() {
+        let readPace = ReadPace()
+        let switched = NIOLockedValueBox<[Bool]>([])
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
+            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        stage.samplingStarts()
+        stage.holdFast(true)
+        func feed(_ reading: Vector3, from start: Double, seconds: Double) {
+            for time in stride(from: start, to: start + seconds, by: 0.04) {
+                _ = stage.observe(.sample(SensorSample(time: time, reading: reading)))
+            }
+        }
+        #expect(readPace.gyroscopeWanted, "fast at first: the device may move")
+        feed(Vector3(0, -9.81, 0), from: 0, seconds: 2)
+        #expect(readPace.interval == nil, "the hinge holds the sampling rate")
+        #expect(!readPace.gyroscopeWanted, "at rest the gyroscope is off")
+        #expect(switched.withLockedValue { $0 } == [true, false])
+        feed(Vector3(9.81, 0, 0), from: 2, seconds: 0.2)
+        #expect(readPace.gyroscopeWanted, "motion switches it on")
+        feed(Vector3(9.81, 0, 0), from: 2.2, seconds: 2)
+        #expect(!readPace.gyroscopeWanted)
+        stage.streamMotion(hertz: 50)
+        #expect(readPace.gyroscopeWanted, "a motion subscriber wants the rates at rest too")
+        #expect(switched.withLockedValue { $0 } == [true, false, true, false, true])
     }
 }
