@@ -25,8 +25,14 @@ public enum MotionRate {
     /// A motion event's own fields: m/s² to 0.1 mm/s² and rad/s to 10 µrad/s (below any phone
     /// sensor's resolution), the attitude as `[w, x, y, z]` to six places.
     public static func fields(_ sample: MotionSample) -> [(key: String, value: JSONValue)] {
+        /// Rounded to `places`; a value too large to scale is written as it is (JSON has no
+        /// infinity: an overflow would have become null).
+        func rounded(_ value: Double, _ places: Double) -> JSONValue {
+            let scaled = value * places
+            return .number(scaled.isFinite ? scaled.rounded() / places : value)
+        }
         func vector(_ v: Vector3, _ places: Double) -> JSONValue {
-            .array([v.x, v.y, v.z].map { .number(($0 * places).rounded() / places) })
+            .array([v.x, v.y, v.z].map { rounded($0, places) })
         }
         return [
             ("gravity", vector(sample.gravity, 1e4)),
@@ -34,7 +40,7 @@ public enum MotionRate {
             ("rotationRate", sample.rotationRate.map { vector($0, 1e5) } ?? .null),
             (
                 "attitude",
-                sample.attitude.map { q in .array([q.w, q.x, q.y, q.z].map { .number(($0 * 1e6).rounded() / 1e6) }) }
+                sample.attitude.map { q in .array([q.w, q.x, q.y, q.z].map { rounded($0, 1e6) }) }
                     ?? .null
             ),
         ]

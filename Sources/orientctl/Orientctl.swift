@@ -204,7 +204,7 @@ struct Motion: AsyncParsableCommand {
             reading at its sampling rate. One line per sample: TIME, then `g` gravity and `a` user acceleration \
             (m/s², the device's axes: x right, y up, z out of the screen; gravity + user acceleration is what the \
             accelerometer reads), `w` the rotation rate (rad/s, counter-clockwise positive) and `q` the attitude \
-            (a unit quaternion w x y z relative to the first sample); `w` and `q` read `-` without a gyroscope. \
+            (a unit quaternion w x y z relative to the first one printed); `w` and `q` read `-` without a gyroscope. \
             With --json the daemon's event objects. Rates above 60 Hz need root or the control group; the daemon \
             never exceeds the sensor's rate.
             """)
@@ -263,6 +263,9 @@ struct Motion: AsyncParsableCommand {
     static func fixed(_ value: Double, _ places: Int) -> String {
         var scale = 1
         for _ in 0..<places { scale *= 10 }
+        // Beyond an integer's exact range (or not finite) as Swift writes it: no sensor reads that,
+        // but a line from any daemon must not stop the printing.
+        guard value.isFinite, abs(value) * Double(scale) < 9e15 else { return "\(value)" }
         let scaled = Int((abs(value) * Double(scale)).rounded())
         let fraction = String(scaled % scale)
         let sign = value < 0 && scaled != 0 ? "-" : ""

@@ -57,15 +57,79 @@ struct MotionEstimatorTests {
         #expect(sample.rotationRate.map { $0.magnitude < 0.01 } == true)
     }
 
-    @Test("a gap starts afresh: the attitude's reference is the first sample after it")
-    func gapStartsAfresh() throws {
+    @Test("a gap keeps the attitude's reference: the heading is kept across it, the tilt follows gravity again")
+    func gapKeepsTheReference() throws {
         var estimator = MotionEstimator()
-        _ = estimator.process(time: 0, reading: Vector3(0, -9.81, 0), rotationRate: .zero)
-        _ = estimator.process(time: 0.01, reading: Vector3(0, -9.81, 0), rotationRate: Vector3(0, 0, 10))
-        let maybeAfter = estimator.process(time: 5, reading: Vector3(-9.81, 0, 0), rotationRate: .zero)
+        let upright = Vector3(0, -9.81, 0)
+        // A quarter turn counter-clockwise in 0.5 s at 100 Hz, then 5 s of nothing, then lying on its back.
+        var time = 0.0
+        for step in 0...100 {
+            time = Double(step) * 0.01
+            let (fraction, speed) = minimumJerk(time / 0.5)
+            _ = estimator.process(
+                time: time, reading: turned(upright, by: fraction * .pi / 2),
+                rotationRate: Vector3(0, 0, speed * .pi / 2 / 0.5))
+        }
+        let maybeAfter = estimator.process(time: time + 5, reading: turned(upright, by: .pi / 2), rotationRate: .zero)
         let after = try #require(maybeAfter)
-        #expect(after.attitude == .identity)
-        #expect(after.gravity == Vector3(-9.81, 0, 0))
-        #expect(estimator.process(time: 5, reading: Vector3(-9.81, 0, 0), rotationRate: .zero) == nil)
+        let attitude = try #require(after.attitude)
+        #expect(after.startsAttitude == false)
+        #expect(abs(2 * atan2(attitude.z, attitude.w) - .pi / 2) < 2 * .pi / 180, "\(attitude)")
+    }
+
+    @Test("a sensor read at 8 Hz (steps over the fusion's 0.1 s) still integrates its turn", arguments: [8.0, 10.0])
+    func slowSensorIntegrates(rate: Double) throws {
+        var estimator = MotionEstimator()
+        var last: MotionSample?
+        let duration = 2.0
+        for step in 0...Int(3 * rate) {
+            let time = Double(step) / rate
+            let (fraction, speed) = minimumJerk(time / duration)
+            last = estimator.process(
+                time: time, reading: turned(Vector3(0, 0, -9.81), by: fraction * .pi / 2),
+                rotationRate: Vector3(0, 0, speed * .pi / 2 / duration))
+        }
+        let attitude = try #require(last?.attitude)
+        // The rectangle rule over eighth-second steps of a smooth turn: a few degrees.
+        #expect(abs(2 * atan2(attitude.z, attitude.w) - .pi / 2) < 5 * .pi / 180, "\(attitude)")
+    }
+
+    @Test("a sample without a rate keeps the reference and the fused gravity; the turn goes on from it")
+    func sampleWithoutRate() throws {
+        var estimator = MotionEstimator()
+        let upright = Vector3(0, -9.81, 0)
+        var last: MotionSample?
+        for step in 0...100 {
+            let time = Double(step) * 0.01
+            let (fraction, speed) = minimumJerk(time / 0.5)
+            let truth = turned(upright, by: fraction * .pi / 2)
+            let rate: Vector3? = step == 25 ? nil : Vector3(0, 0, speed * .pi / 2 / 0.5)
+            last = estimator.process(time: time, reading: truth, rotationRate: rate)
+            if step == 25 {
+                #expect(last?.attitude == nil && last?.rotationRate == nil)
+                // The fused gravity of the sample before: one step's turn (0.06 rad) behind, where the
+                // 0.2 s low-pass trails the turn by half a radian.
+                #expect(last.map { ($0.gravity - truth).magnitude < 0.1 * 9.81 } == true, "\(String(describing: last))")
+            }
+        }
+        let attitude = try #require(last?.attitude)
+        #expect(abs(2 * atan2(attitude.z, attitude.w) - .pi / 2) < 2 * .pi / 180, "\(attitude)")
+    }
+
+    @Test("readings and rates beyond any sensor's range are glitches, dropped; the attitude goes on unharmed")
+    func glitches() throws {
+        var estimator = MotionEstimator()
+        let upright = Vector3(0, -9.81, 0)
+        for step in 0...50 {
+            _ = estimator.process(time: Double(step) * 0.01, reading: upright, rotationRate: .zero)
+        }
+        #expect(estimator.process(time: 0.51, reading: Vector3(1e300, 0, 0), rotationRate: .zero) == nil)
+        #expect(estimator.process(time: 0.52, reading: upright, rotationRate: Vector3(1e20, 0, 0)) == nil)
+        #expect(estimator.process(time: 0.53, reading: Vector3(400, 0, 0), rotationRate: nil) == nil)
+        let maybeAfter = estimator.process(time: 0.54, reading: upright, rotationRate: .zero)
+        let after = try #require(maybeAfter)
+        #expect(
+            after.attitude.map { abs($0.w) > cos(0.5 * .pi / 180) } == true, "\(String(describing: after.attitude))")
+        #expect((after.gravity - upright).magnitude < 0.01)
     }
 }

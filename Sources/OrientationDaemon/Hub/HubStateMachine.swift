@@ -99,6 +99,9 @@ struct HubStateMachine {
         /// motion event is due.
         var motionRate: Double?
         var motionDue = -Double.infinity
+        /// The stream's attitude at this listener's first motion event with one, inverted: its
+        /// events' attitudes are counted from there (nil until then).
+        var motionReference: Quaternion?
 
         var subscribedTopics: [Topic] { Topic.subscribable.filter { topicCounts[$0] != nil } }
     }
@@ -319,7 +322,10 @@ struct HubStateMachine {
             } else {
                 listeners[id]!.topicCounts[topic] = nil
                 subscribers[topic]?.removeAll { $0 == id }
-                if topic == .motion { listeners[id]!.motionRate = nil }
+                if topic == .motion {
+                    listeners[id]!.motionRate = nil
+                    listeners[id]!.motionReference = nil
+                }
             }
         }
     }
@@ -558,21 +564,35 @@ struct HubStateMachine {
     /// A motion sample goes to each subscriber whose next event is due: each gets its own rate out of
     /// the sensor's (due times step by the listener's period, so 60 Hz out of 100 Hz is 60 a second
     /// on average). It is a stream, not a change: `seq` does not grow and no status changes.
+    ///
+    /// Each subscriber's attitude is relative to its own first event with one, as CoreMotion's is to
+    /// the start of an app's updates: one subscribed later does not inherit the first one's
+    /// reference. When the stream's reference starts afresh (a new sensor), every subscriber's does.
     private mutating func streamMotion(_ sample: MotionSample) {
         guard !isShuttingDown, let motionSubscribers = subscribers[.motion], !motionSubscribers.isEmpty else { return }
-        var due: [ListenerID] = []
+        var due: [Quaternion?: [ListenerID]] = [:]
         for id in motionSubscribers {
             guard let rate = motionRate(of: id), var listener = listeners[id] else { continue }
+            if sample.startsAttitude { listener.motionReference = nil }
             // A sample up to a tenth of a period early counts: the sensor's clock jitters.
             let period = 1 / rate
-            guard sample.time >= listener.motionDue - 0.1 * period else { continue }
+            guard sample.time >= listener.motionDue - 0.1 * period else {
+                listeners[id] = listener
+                continue
+            }
             listener.motionDue =
                 sample.time - listener.motionDue > period ? sample.time + period : listener.motionDue + period
+            if let attitude = sample.attitude, listener.motionReference == nil {
+                listener.motionReference = attitude.conjugate
+            }
             listeners[id] = listener
-            due.append(id)
+            due[sample.attitude == nil ? nil : listener.motionReference, default: []].append(id)
         }
-        guard !due.isEmpty else { return }
-        output.append(.publish(Event(seq: seq, time: sample.time, state: state, payload: .motion(sample)), to: due))
+        for (reference, ids) in due {
+            var own = sample
+            if let reference, let attitude = sample.attitude { own.attitude = (reference * attitude).normalized }
+            output.append(.publish(Event(seq: seq, time: sample.time, state: state, payload: .motion(own)), to: ids))
+        }
     }
 
     private mutating func updateRate() {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import OrientationCore
 import OrientationProtocol
@@ -128,5 +129,41 @@ struct MotionTopicTests {
         let plain = ServerMessage.event(
             Event(seq: seq, time: 4, state: hub.state, payload: .motion(withoutGyroscope)))
         #expect(plain["rotationRate"] == .null && plain["attitude"] == .null)
+    }
+
+    @Test(
+        """
+        each subscriber's attitude counts from its own first event: one subscribed later starts at identity; a \
+        new reference in the stream (a new sensor) starts every subscriber's afresh
+        """
+    )
+    func attitudePerSubscriber() throws {
+        var hub = Hub.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", rate: 20, at: 0)
+        let first = try Hub.connect(&hub), later = try Hub.connect(&hub)
+        _ = try Hub.ok(&hub, .subscribe([.motion], motionRate: 20), from: first)
+        /// The attitude each listener got for a sample whose stream attitude is a turn of `angle` about z.
+        func send(_ angle: Double, at time: Double, starts: Bool = false) -> [ListenerID: Quaternion] {
+            var sample = Self.sample(at: time)
+            sample.attitude = Quaternion(axis: Vector3(0, 0, 1), angle: angle)
+            sample.startsAttitude = starts
+            var got: [ListenerID: Quaternion] = [:]
+            for (event, listeners) in Hub.publishes(hub.detected(SensorDecision(motion: sample), at: time)) {
+                guard case .motion(let motion) = event.payload, let attitude = motion.attitude else { continue }
+                for listener in listeners { got[listener] = attitude }
+            }
+            return got
+        }
+        func angle(_ q: Quaternion?) -> Double { q.map { 2 * atan2($0.z, $0.w) } ?? .nan }
+        #expect(abs(angle(send(0, at: 10, starts: true)[first])) < 1e-9)
+        #expect(abs(angle(send(1, at: 10.05)[first]) - 1) < 1e-9)
+        _ = try Hub.ok(&hub, .subscribe([.motion], motionRate: 20), from: later)
+        let both = send(1.5, at: 10.1)
+        #expect(abs(angle(both[first]) - 1.5) < 1e-9)
+        #expect(abs(angle(both[later])) < 1e-9, "its own reference: identity at its first event")
+        let next = send(2, at: 10.15)
+        #expect(abs(angle(next[later]) - 0.5) < 1e-9)
+        let afresh = send(0.3, at: 10.2, starts: true)
+        #expect(abs(angle(afresh[first])) < 1e-9 && abs(angle(afresh[later])) < 1e-9)
     }
 }
