@@ -33,6 +33,14 @@ static inline int orientd_iio_event_descriptor(int node, int *descriptor) {
     return ioctl(node, IIO_GET_EVENT_FD_IOCTL, descriptor);
 }
 
+/* SIOCOUTQ (linux/sockios.h) on a client's socket: *bytes receives what the client has not read
+ * yet, as the kernel counts it (a Unix socket counts each queued write's whole buffer: 1,280 for a
+ * 430-byte line). Returns 0, or -1 with errno set. */
+#include <linux/sockios.h>
+static inline int orientd_socket_unread(int socket, int *bytes) {
+    return ioctl(socket, SIOCOUTQ, bytes);
+}
+
 /* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
 #include <sys/epoll.h>
 

@@ -3,9 +3,12 @@ gyroscope (t,x,y,z,gx,gy,gz): rates, caps, claims, and a turn followed through t
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 from daemon import Client, Daemon, G
@@ -51,6 +54,30 @@ class MotionCase(unittest.TestCase):
         vector = "0,-9.81,0" + (",0.01,-0.02,0.03" if gyroscope else "")
         self.write([f"{self.clock + k / RATE:.5f},{vector}" for k in range(int(seconds * RATE))])
 
+    def stream_still(self, seconds=None):
+        """Writes resting readings with rates in real time on a thread of its own, as a 100 Hz sensor
+        gives them (the simulated sensor's pace, not a synchronisation), for `seconds` or until the
+        test ends; the sample time last written is in `self.written`. Readings written faster than
+        real time would reach a `motion` subscriber in one burst, which a client that is not reading
+        just then is too slow for (docs/protocol.md, "Slow clients")."""
+        self.written = 0.0
+        stop = threading.Event()
+
+        def sensor():
+            start, k = time.monotonic(), 0
+            while not stop.is_set() and (seconds is None or k < seconds * RATE):
+                t = self.clock + k / RATE
+                self.daemon.process.stdin.write(f"{t:.5f},0,-9.81,0,0.01,-0.02,0.03\n".encode())
+                self.daemon.process.stdin.flush()
+                self.written = t
+                k += 1
+                time.sleep(max(0.0, start + k / RATE - time.monotonic()))
+
+        writer = threading.Thread(target=sensor, daemon=True)
+        writer.start()
+        self.addCleanup(writer.join)
+        self.addCleanup(stop.set)
+
     def motion_events(self, client, count):
         return [client.next_event(lambda e: e["topic"] == "motion") for _ in range(count)]
 
@@ -85,9 +112,18 @@ class Motion(MotionCase):
         ten, twenty = self.daemon.client(), self.daemon.client()
         self.assertEqual(ten.request("subscribe", topics=["motion"], rate=10)["rate"], 10)
         self.assertEqual(twenty.request("subscribe", topics=["motion"])["rate"], 20, "the default")
-        self.still(3)
-        for client, rate in ((ten, 10), (twenty, 20)):
-            events = self.motion_events(client, rate * 2)
+        self.stream_still(3)
+        received = {10: [], 20: []}
+
+        def read(client, rate):  # each client reads as its events come, on a thread of its own
+            received[rate] = self.motion_events(client, 2 * rate)
+
+        readers = [threading.Thread(target=read, args=pair) for pair in ((ten, 10), (twenty, 20))]
+        for reader in readers:
+            reader.start()
+        for reader in readers:
+            reader.join(timeout=15)
+        for rate, events in received.items():
             span = events[-1]["time"] - events[0]["time"]
             self.assertAlmostEqual(span, (len(events) - 1) / rate, delta=1.5 / rate, msg=f"{rate} Hz")
 
@@ -117,6 +153,38 @@ class Motion(MotionCase):
         self.assertEqual(client.next_event(lambda e: e["topic"] == "sensor")["to"], "idle")
         self.daemon.wait_for_log("no motion subscriber left")
 
+    def test_a_slow_reader_gets_the_newest_motion_and_stays(self):
+        """A client that asks for 100 Hz but reads 10 events a second: what it reads is at most a few
+        events behind the newest (before, the socket's buffer held seconds of them, and the client,
+        reading all along, was disconnected as stalled), and it is not disconnected."""
+        self.stop()
+        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off", "--stall-timeout", "1")
+        self.stream_still()
+        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        slow.connect(self.daemon.socket_path)
+        self.addCleanup(slow.close)
+        # Read byte by byte: no line waits in this client's own buffer, so any backlog is the daemon's.
+        unbuffered = slow.makefile("rb", buffering=0)
+        unbuffered.readline()  # hello
+        slow.sendall(b'{"id": 1, "op": "subscribe", "topics": ["motion"], "rate": 100}\n')
+        while json.loads(unbuffered.readline()).get("type") != "reply":
+            pass
+        behind = []
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            time.sleep(0.1)  # the slow reader's own pace
+            line = unbuffered.readline()
+            self.assertTrue(line, "the slow reader was disconnected")
+            event = json.loads(line)
+            if event.get("topic") == "motion":
+                # Event times are the daemon's clock, anchored at the first reading: counted from
+                # the first event read, which is fresh.
+                behind.append(self.written - event["time"])
+        behind = [lag - behind[0] for lag in behind]
+        self.assertGreater(len(behind), 30)
+        # About six events may wait unread (60 ms of the stream, 0.6 s at this reader's pace); the
+        # lag stops growing there.
+        self.assertLess(max(behind[len(behind) // 2:]), 1.0, f"seconds behind the newest sample: {behind}")
 
 @changes_user
 class MotionCaps(MotionCase):

@@ -443,8 +443,8 @@ extension DaemonSetting {
                 }, at: \.daemon.stallTimeout,
                 help:
                     """
-                    A client that takes no events for this long is disconnected (meanwhile it gets only the \
-                    newest state).
+                    A client whose socket takes nothing for this long while something waits for it is \
+                    disconnected (meanwhile it gets only the newest state); one that reads, however slowly, stays.
                     """
             ),
             DaemonSetting(

@@ -1,3 +1,4 @@
+import CLinux
 import NIOCore
 
 #if canImport(Glibc)
@@ -51,6 +52,14 @@ final class SocketWriter {
             case let code: return .failed(code)
             }
         }
+    }
+
+    /// What the client has not read yet, in the kernel's count (each queued write's whole buffer);
+    /// nil once closed or when the kernel does not say.
+    var unreadBytes: Int? {
+        guard descriptor >= 0 else { return nil }
+        var bytes: Int32 = 0
+        return orientd_socket_unread(descriptor, &bytes) == 0 ? Int(bytes) : nil
     }
 
     /// Closes the duplicate (the connection itself stays open until SwiftNIO closes its descriptor).
