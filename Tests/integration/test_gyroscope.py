@@ -219,6 +219,22 @@ class GyroscopeOfItsOwn(ServingCase):
             self.assertAlmostEqual(measured, expected, delta=abs(expected) * 0.1)
         self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
 
+    def test_a_frozen_one_falls_back_to_the_accelerometer_and_the_log_names_it(self):
+        """The fault's log line names the gyroscope's own device, not the accelerometer's."""
+        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        reads = ReadCounter(os.path.join(self.bed.root, self.add_gyroscope().lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(reads.close)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device", "motion"])["ok"])
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        reads.wait_for_reads(60, "the gyroscope read for over a second (50 Hz)")
+        self.bed.set_raw(accelerometer, 1000, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope fault: frozen"), what="the fault in the log")
+        line = next(line for line in daemon.stderr_lines if "gyroscope fault: frozen" in line)
+        self.assertIn("sensor.device=iio:device1 (gyro_3d)", line)
+        self.assertEqual(client.request("get")["state"]["gyroscope"]["status"], "failed")
+
     def test_list_sensors_shows_it(self):
         self.bed.add_accelerometer(0, name="accel_3d")
         self.add_gyroscope(matrix="0, -1, 0; 1, 0, 0; 0, 0, 1")

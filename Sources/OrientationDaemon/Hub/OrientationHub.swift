@@ -65,6 +65,10 @@ public final class OrientationHub: Sendable {
         var sensorRestPacing: String?
         /// The gyroscope the sensor's description last named, as logged.
         var sensorGyroscope: String?
+        /// The display sensor reads an IMU's gyroscope (its rates are the fused ones).
+        var sensorReadsGyroscope = false
+        /// The gyroscope of its own found (`iio:device2 (gyro_3d)`), nil: none.
+        var ownGyroscope: String?
         /// ``perform(_:)`` is carrying out a list: it must not be entered again.
         var performing = false
         /// Listeners whose connection closed while a list was carried out (a write that failed closes
@@ -235,6 +239,7 @@ public final class OrientationHub: Sendable {
                 sensorLogger.info("gyroscope: \(gyroscope)", metadata: ["sensor.device": "\(description.identifier)"])
             }
             onLoop.sensorGyroscope = description.gyroscope
+            onLoop.sensorReadsGyroscope = description.readsGyroscope
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency,
@@ -267,15 +272,16 @@ public final class OrientationHub: Sendable {
             actions = onLoop.machine.sensorLost(at: now)
         }
         if let gravity = detection.gravity { logGravityScale(gravity) }
+        // The gyroscope judged: the IMU's, read with the sensor, else the one of its own.
+        let gyroscope = (onLoop.sensorReadsGyroscope ? nil : onLoop.ownGyroscope) ?? state.sensorName ?? "?"
         switch detection.gyroscope {
         case .failed(let detail)?:
             sensorLogger.warning(
                 "gyroscope fault: \(detail); the orientation comes from the accelerometer alone",
-                metadata: ["sensor.device": "\(state.sensorName ?? "?")"])
+                metadata: ["sensor.device": "\(gyroscope)"])
         case .working?:
             sensorLogger.info(
-                "gyroscope recovered: its rates are fused again",
-                metadata: ["sensor.device": "\(state.sensorName ?? "?")"])
+                "gyroscope recovered: its rates are fused again", metadata: ["sensor.device": "\(gyroscope)"])
         case nil:
             break
         }
@@ -428,9 +434,11 @@ public final class OrientationHub: Sendable {
         switch event {
         case .available(let name, _):
             sensorLogger.info("gyroscope: \(name), read with the accelerometer while the device moves")
+            onLoop.ownGyroscope = name
             perform(onLoop.machine.gyroscopeAvailable(true, at: now))
         case .unavailable(let reason):
             sensorLogger.info("no gyroscope of its own: \(reason)")
+            onLoop.ownGyroscope = nil
             perform(onLoop.machine.gyroscopeAvailable(false, at: now))
         case .lost(let reason):
             sensorLogger.warning("gyroscope cannot be read: \(reason); the accelerometer decides alone meanwhile")
