@@ -179,9 +179,16 @@ struct ListSensorsCommand: AsyncParsableCommand {
     private func printText(gyroscopes: [GyroscopeDevice]) {
         print("")
         if gyroscopes.isEmpty { print("No gyroscope in a device of its own.") }
+        // The daemon reads the first whose rates can be converted.
+        let read = gyroscopes.firstIndex { $0.notRead == nil }
         for (index, gyroscope) in gyroscopes.enumerated() {
-            let mark = index == 0 ? "  ← read with the accelerometer while the device moves" : "  (another ranks first)"
+            let mark =
+                gyroscope.notRead != nil
+                ? "  (not read)"
+                : index == read ? "  ← read with the accelerometer while the device moves" : "  (another ranks first)"
             print("\(gyroscope.deviceID)  \(gyroscope.name): gyroscope\(mark)")
+            if let notRead = gyroscope.notRead { print("  warning       \(notRead)") }
+            for problem in gyroscope.problems { print("  warning       \(problem)") }
             print("  sysfs         \(gyroscope.syspath)")
             print("  mount matrix  \(gyroscope.mountMatrix.text) (\(gyroscope.mountMatrixOrigin))")
             print("  scale         \(gyroscope.scale.map { "\($0)" }.joined(separator: ", ")) rad/s per unit")

@@ -125,6 +125,31 @@ class Gyroscope(ServingCase):
         daemon.wait_for(lambda d: d.stderr_contains("in_anglvel_mount_matrix (0, 1, 0; 1, 0, 0; 0, 0, -1) differs"),
                         what="the warning")
 
+    def test_a_gyroscope_scale_that_is_not_a_positive_number_keeps_it_unread_and_says_so(self):
+        """in_anglvel_scale "0" would turn every rate into nothing: the gyroscope is not read, the
+        log warns naming the device and the attribute, list-sensors says why, and the state has no
+        gyroscope (detection is the accelerometer's)."""
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes(scale=0))
+        gyroscope = self.counter(path, "in_anglvel_x_raw")
+        self.assertIn('not read: iio:device0: in_anglvel_scale "0" is not a positive number',
+                      self.list_sensors()["sensors"][0]["gyroscope"])
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        daemon.wait_for(lambda d: any("warning" in line and 'in_anglvel_scale "0" is not a positive number' in line
+                                      for line in d.stderr_lines), what="the warning")
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.assertIsNone(client.request("get")["state"]["gyroscope"])
+        self.assertEqual(gyroscope.count(0.5), 0, "moving at first (the fast pace), yet never read")
+
+    def test_list_sensors_says_when_the_gyroscopes_matrix_differs_or_cannot_be_read(self):
+        self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes(matrix="0, 1, 0; 1, 0, 0; 0, 0, -1"))
+        self.bed.add_accelerometer(1, name="bmi160", attributes=imu_attributes(matrix="garbage; 1, 2"))
+        listing = {sensor["identifier"]: sensor for sensor in self.list_sensors()["sensors"]}
+        self.assertIn("iio:device0: in_anglvel_mount_matrix (0, 1, 0; 1, 0, 0; 0, 0, -1) differs from the accelerometer's",
+                      " ".join(listing["iio:device0"]["mountMatrixProblems"]))
+        self.assertIn('iio:device1: in_anglvel_mount_matrix ignored: invalid mount matrix "garbage; 1, 2"',
+                      " ".join(listing["iio:device1"]["mountMatrixProblems"]))
+
     def test_record_writes_the_gyroscope_form(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
         result = orientd(self.bed, "record", "--duration", "1", "--output", "-")
@@ -198,8 +223,8 @@ class Gyroscope(ServingCase):
 class GyroscopeOfItsOwn(ServingCase):
     """An HID sensor hub's gyro_3d beside its accel_3d: two IIO devices."""
 
-    def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None):
-        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n"]
+    def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None, scale=GYRO_SCALE):
+        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{scale}\n"]
         for axis, value in zip("xyz", raw):
             attributes += [f"in_anglvel_{axis}_raw", f"{value}\n"]
         if matrix:
@@ -234,6 +259,34 @@ class GyroscopeOfItsOwn(ServingCase):
         line = next(line for line in daemon.stderr_lines if "gyroscope fault: frozen" in line)
         self.assertIn("sensor.device=iio:device1 (gyro_3d)", line)
         self.assertEqual(client.request("get")["state"]["gyroscope"]["status"], "failed")
+
+    def test_one_whose_scale_is_not_a_number_is_not_read_and_the_log_says_why(self):
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        path = self.add_gyroscope(scale="nan")
+        reads = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(reads.close)
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("iio:device1  gyro_3d: gyroscope  (not read)", text)
+        self.assertIn('warning       iio:device1: in_anglvel_scale "nan" is not a positive number', text)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device", "motion"])["ok"])
+        daemon.wait_for(lambda d: any("warning" in line and "no gyroscope of its own: iio:device1: in_anglvel_scale"
+                                      in line for line in d.stderr_lines), what="the warning")
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.assertIsNone(client.request("get")["state"]["gyroscope"])
+        self.assertEqual(reads.count(0.5), 0, "a motion subscriber, yet never read")
+
+    def test_a_matrix_that_cannot_be_parsed_is_said_and_the_next_one_used(self):
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        self.add_gyroscope(matrix="garbage; 1, 2")
+        gyroscope = self.list_sensors()["gyroscopes"][0]
+        self.assertEqual(gyroscope["mountMatrixOrigin"], "identity")
+        self.assertIn('iio:device1: sysfs in_anglvel_mount_matrix ignored: invalid mount matrix "garbage; 1, 2"',
+                      gyroscope["problems"][0])
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["motion"])["ok"])
+        daemon.wait_for(lambda d: any("warning" in line and "sysfs in_anglvel_mount_matrix ignored" in line
+                                      for line in d.stderr_lines), what="the warning")
 
     def test_list_sensors_shows_it(self):
         self.bed.add_accelerometer(0, name="accel_3d")

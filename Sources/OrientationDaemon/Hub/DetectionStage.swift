@@ -258,7 +258,7 @@ final class DetectionStage: Sendable {
         let givesRates = gyroscope.withLockedValue { gyroscope -> Bool? in
             let before = gyroscope.givesRates
             switch event {
-            case .available(_, let matrix): gyroscope = (matrix, nil, true)
+            case .available(_, let matrix, _): gyroscope = (matrix, nil, true)
             case .rate(let time, let rate):
                 gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
                 gyroscope.givesRates = true

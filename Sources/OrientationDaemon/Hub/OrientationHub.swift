@@ -236,7 +236,10 @@ public final class OrientationHub: Sendable {
             onLoop.sensorMatrix = description.mountMatrix
             onLoop.sensorRestPacing = description.restPacing
             if description.gyroscope != onLoop.sensorGyroscope, let gyroscope = description.gyroscope {
-                sensorLogger.info("gyroscope: \(gyroscope)", metadata: ["sensor.device": "\(description.identifier)"])
+                // One that is there but not read is worth a warning: detection goes without it.
+                sensorLogger.log(
+                    level: description.readsGyroscope ? .info : .warning, "gyroscope: \(gyroscope)",
+                    metadata: ["sensor.device": "\(description.identifier)"])
             }
             onLoop.sensorGyroscope = description.gyroscope
             onLoop.sensorReadsGyroscope = description.readsGyroscope
@@ -432,12 +435,16 @@ public final class OrientationHub: Sendable {
     func handleGyroscope(_ event: GyroscopeEvent) {
         let now = MonotonicClock.now()
         switch event {
-        case .available(let name, _):
+        case .available(let name, _, let problems):
             sensorLogger.info("gyroscope: \(name), read with the accelerometer while the device moves")
+            for problem in problems { sensorLogger.warning("\(problem)") }
             onLoop.ownGyroscope = name
             perform(onLoop.machine.gyroscopeAvailable(true, at: now))
         case .unavailable(let reason):
-            sensorLogger.info("no gyroscope of its own: \(reason)")
+            // A gyroscope that is there but cannot be read is worth a warning.
+            sensorLogger.log(
+                level: reason.hasSuffix("the gyroscope is not read") ? .warning : .info,
+                "no gyroscope of its own: \(reason)")
             onLoop.ownGyroscope = nil
             perform(onLoop.machine.gyroscopeAvailable(false, at: now))
         case .lost(let reason):

@@ -5,8 +5,9 @@ import OrientationCore
 /// (``SensorSample/rotationRate``).
 public enum GyroscopeEvent: Sendable, Hashable {
     /// A gyroscope was found (at start or plugged in): what is read, for the log
-    /// (`iio:device2 (gyro_3d)`), and its mount matrix (sensor axes → display axes).
-    case available(name: String, mountMatrix: MountMatrix)
+    /// (`iio:device2 (gyro_3d)`), its mount matrix (sensor axes → display axes), and what its
+    /// attributes got wrong that was worked around (warnings: a matrix that cannot be parsed).
+    case available(name: String, mountMatrix: MountMatrix, problems: [String] = [])
     /// None: none found, or removed. The accelerometer decides alone.
     case unavailable(reason: String)
     /// A reading: monotonic seconds and rad/s about the sensor's axes (right-hand rule).

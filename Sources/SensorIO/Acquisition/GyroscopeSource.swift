@@ -24,17 +24,19 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
                 name: "gyroscope", queueLabel: "orientd.gyroscope",
                 subsystems: SensorDrivers.subsystems(for: .gyroscope),
                 locate: { udev in
-                    let gyroscope = SensorDrivers.matches(for: .gyroscope, udev: udev).lazy.compactMap {
+                    let found = SensorDrivers.matches(for: .gyroscope, udev: udev).compactMap {
                         if case .gyroscope(let device) = $0.match { device } else { nil }
-                    }.first
-                    return gyroscope.map { .success($0) }
-                        ?? .failure(.init(reason: "no gyroscope in a device of its own"))
+                    }
+                    // The first one whose rates can be converted; else why the first is not read.
+                    return (found.first { $0.notRead == nil }).map { .success($0) }
+                        ?? .failure(.init(reason: found.first?.notRead ?? "no gyroscope in a device of its own"))
                 },
                 same: { $0 == $1 }, syspath: \.syspath, identity: { "\($0.deviceID) (\($0.name))" },
                 available: { device in
                     let matrix = "mount matrix \(device.mountMatrix.text) (\(device.mountMatrixOrigin))"
                     return .available(
-                        name: "\(device.deviceID) (\(device.name)), \(matrix)", mountMatrix: device.mountMatrix)
+                        name: "\(device.deviceID) (\(device.name)), \(matrix)", mountMatrix: device.mountMatrix,
+                        problems: device.problems)
                 },
                 unavailable: { .unavailable(reason: $0) },
                 read: { device, _, emit, lost in

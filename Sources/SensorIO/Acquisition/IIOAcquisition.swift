@@ -68,8 +68,15 @@ final class IIOAcquisition: Sendable {
         // An IMU's gyroscope in the same device, read with the accelerometer: polled, or in the
         // buffer's scans when its channels are scan elements too.
         let gyroscopeChannels = ["anglvel_x", "anglvel_y", "anglvel_z"].compactMap(device.inputChannel)
+        func text(_ channel: IIOChannel, _ attribute: String) -> String? {
+            channel.hasAttribute(attribute) ? (try? channel.readAttribute(attribute)) ?? "" : nil
+        }
+        let scaleProblem = GyroscopeAttributes.scaleProblem(
+            device: deviceID,
+            scales: gyroscopeChannels.map { ($0.attributeFileName("scale") ?? "in_\($0.id)_scale", text($0, "scale")) })
         let gyroscope =
             gyroscopeChannels.count == 3 && (mode == .poll || gyroscopeChannels.allSatisfy(\.isScanElement))
+                && scaleProblem == nil
             ? Gyroscope(channels: gyroscopeChannels, rawReaders: gyroscopeChannels.map(rawReader)) : nil
         // A remote read on a dead connection must fail rather than block the worker for good.
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
@@ -104,18 +111,16 @@ final class IIOAcquisition: Sendable {
                 in_anglvel of \(deviceID), read with the accelerometer \
                 (\(mode == .buffer ? "in the buffer" : "polled")) while the device moves
                 """
-                : "in_anglvel of \(deviceID), not read: its channels are not in the buffer's scan elements"
-            // One chip, one frame: a matrix of the gyroscope's own that differs is said, and the
-            // accelerometer's is used for both.
-            if let first = gyroscopeChannels.first, first.hasAttribute("mount_matrix"),
-                let text = try? first.readAttribute("mount_matrix"),
-                let own = try? MountMatrix(parsing: String(text.trimmingWhitespace())), own != description.mountMatrix
+                : "in_anglvel of \(deviceID), not read: "
+                    + (scaleProblem ?? "its channels are not in the buffer's scan elements")
+            // One chip, one frame: a matrix of the gyroscope's own that differs, or cannot be read,
+            // is said, and the accelerometer's is used for both.
+            if let problem = GyroscopeAttributes.imuMatrixProblem(
+                device: deviceID, attribute: "in_anglvel_mount_matrix",
+                text: gyroscopeChannels.first.flatMap { text($0, "mount_matrix") },
+                accelerometer: description.mountMatrix)
             {
-                description.mountMatrixProblems.append(
-                    """
-                    \(deviceID): in_anglvel_mount_matrix (\(own.text)) differs from the accelerometer's \
-                    (\(description.mountMatrix.text)): the gyroscope is read with the accelerometer's
-                    """)
+                description.mountMatrixProblems.append(problem)
             }
         }
         self.description = description

@@ -73,14 +73,27 @@ public enum AccelerometerDiscovery {
         let scanned = axes.allSatisfy { device?.hasAttribute("scan_elements/in_anglvel_\($0)_en") == true }
         if polled || scanned {
             let buffered = description.acquisition == .buffer
-            description.readsGyroscope = buffered ? scanned : polled
+            // As the acquisition judges them (``GyroscopeAttributes``).
+            let scaleProblem = GyroscopeAttributes.scaleProblem(
+                device: candidate.deviceID,
+                scales: (["in_anglvel_scale"] + axes.map { "in_anglvel_\($0)_scale" }).map {
+                    (attribute: $0, text: device?.attribute($0))
+                })
+            description.readsGyroscope = (buffered ? scanned : polled) && scaleProblem == nil
             description.gyroscope =
                 description.readsGyroscope
                 ? """
                 in_anglvel in the same device, read with the accelerometer (\(buffered ? "in the buffer" : "polled")) \
                 while the device moves
                 """
-                : "in_anglvel in the same device, not read: \(buffered ? "not in the buffer's scans" : "no raw values")"
+                : "in_anglvel in the same device, not read: "
+                    + (scaleProblem ?? (buffered ? "not in the buffer's scans" : "no raw values"))
+            if let problem = GyroscopeAttributes.imuMatrixProblem(
+                device: candidate.deviceID, attribute: "in_anglvel_mount_matrix",
+                text: device?.attribute("in_anglvel_mount_matrix"), accelerometer: description.mountMatrix)
+            {
+                description.mountMatrixProblems.append(problem)
+            }
         }
         return description
     }

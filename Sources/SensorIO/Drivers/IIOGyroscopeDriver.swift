@@ -23,20 +23,30 @@ struct IIOGyroscopeDriver: SensorDriver {
         else { return nil }
         func number(_ axis: String, _ suffix: String) -> Double? {
             (device.attribute("in_anglvel_\(axis)_\(suffix)") ?? device.attribute("in_anglvel_\(suffix)"))
-                .flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+                .flatMap { Double($0.trimmingWhitespace()) }.flatMap { $0.isFinite ? $0 : nil }
         }
-        // Its own matrix: udev's (hwdb's GYRO_MOUNT_MATRIX, as systemd names it), else sysfs's.
+        let scaleProblem = GyroscopeAttributes.scaleProblem(
+            device: device.sysname,
+            scales: (["in_anglvel_scale"] + axes.map { "in_anglvel_\($0)_scale" }).map {
+                (attribute: $0, text: device.attribute($0))
+            })
+        // Its own matrix: udev's (hwdb's GYRO_MOUNT_MATRIX, as systemd names it), else sysfs's; one
+        // that cannot be parsed is said and the next is tried.
         var matrix = MountMatrix.identity
         var origin = "identity"
+        var problems: [String] = []
         for (text, source) in [
             (device.property("GYRO_MOUNT_MATRIX"), "udev GYRO_MOUNT_MATRIX"),
             (device.attribute("in_anglvel_mount_matrix"), "sysfs in_anglvel_mount_matrix"),
             (device.attribute("mount_matrix"), "sysfs mount_matrix"),
         ] {
-            if let text, let parsed = try? MountMatrix(parsing: text) {
-                matrix = parsed
+            guard let text else { continue }
+            do {
+                matrix = try MountMatrix(parsing: String(text.trimmingWhitespace()))
                 origin = source
                 break
+            } catch {
+                problems.append("\(device.sysname): \(source) ignored: \(error)")
             }
         }
         let name = device.attribute("name") ?? device.sysname
@@ -47,7 +57,7 @@ struct IIOGyroscopeDriver: SensorDriver {
                 deviceID: device.sysname, name: name, syspath: device.syspath, bufferTrigger: trigger,
                 paths: axes.map { device.syspath + "/in_anglvel_\($0)_raw" },
                 scale: axes.map { number($0, "scale") ?? 1 }, offset: axes.map { number($0, "offset") ?? 0 },
-                mountMatrix: matrix, mountMatrixOrigin: origin))
+                mountMatrix: matrix, mountMatrixOrigin: origin, problems: problems, notRead: scaleProblem))
     }
 }
 
@@ -74,6 +84,11 @@ public struct GyroscopeDevice: Sendable, Hashable, Encodable {
     public var offset: [Double]
     public var mountMatrix: MountMatrix
     public var mountMatrixOrigin: String
+    /// What its attributes got wrong that is worked around (a matrix that cannot be parsed), said
+    /// as warnings.
+    public var problems: [String] = []
+    /// Why it is not read (a scale that is not a positive number), nil: it is usable.
+    public var notRead: String?
 
     /// rad/s about the sensor's axes from the three raw values.
     func rate(raw: [Double]) -> Vector3 {
