@@ -288,6 +288,22 @@ class GyroscopeOfItsOwn(ServingCase):
         daemon.wait_for(lambda d: any("warning" in line and "sysfs in_anglvel_mount_matrix ignored" in line
                                       for line in d.stderr_lines), what="the warning")
 
+    def test_one_that_cannot_be_read_shows_failed_until_it_reads_again(self):
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        path = self.add_gyroscope()
+        attribute = os.path.join(self.bed.root, path.lstrip("/"), "in_anglvel_y_raw")
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["motion"])["ok"])
+        client.next_event(lambda e: e["topic"] == "motion" and e["rotationRate"] is not None)
+        os.rename(attribute, attribute + ".gone")
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope cannot be read"), what="the read failure")
+        state = client.request("get")["state"]["gyroscope"]
+        self.assertEqual(state["status"], "failed", state)
+        self.assertIn("cannot be read: ", state["detail"])
+        os.rename(attribute + ".gone", attribute)
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope read again"), what="the rates back")
+        self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
+
     def test_list_sensors_shows_it(self):
         self.bed.add_accelerometer(0, name="accel_3d")
         self.add_gyroscope(matrix="0, -1, 0; 1, 0, 0; 0, 0, 1")

@@ -254,7 +254,10 @@ final class DetectionStage: Sendable {
     }
 
     /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.
-    func observe(_ event: GyroscopeEvent) {
+    /// Returns whether it gives rates, when that changed (a rate after it could not be read: the
+    /// hub says it works again).
+    @discardableResult
+    func observe(_ event: GyroscopeEvent) -> Bool? {
         let givesRates = gyroscope.withLockedValue { gyroscope -> Bool? in
             let before = gyroscope.givesRates
             switch event {
@@ -273,6 +276,7 @@ final class DetectionStage: Sendable {
                 wantFastReads(&$0)
             }
         }
+        return givesRates
     }
 
     /// Asks the source to read faster than its sampling rate while the device moves, for whatever

@@ -148,6 +148,11 @@ struct HubStateMachine {
     /// The accelerometer's samples carry an IMU's rates; a gyroscope of its own is present.
     private var sensorReadsGyroscope = false
     private var hasOwnGyroscope = false
+    /// The detector's last verdict on the gyroscope (nil: none yet for this sensor), and why a
+    /// gyroscope of its own cannot be read now: the state's `gyroscope` follows both
+    /// (``updateGyroscopeState()``).
+    private var gyroscopeVerdict: GyroscopeCheck.Verdict?
+    private var ownGyroscopeUnreadable: String?
     /// Set by ``beginShutdown()``: no listener is accepted, no sensor samples and nothing more is
     /// published; the front ends then say goodbye and close.
     private(set) var isShuttingDown = false
@@ -414,10 +419,9 @@ struct HubStateMachine {
         sensorPresent = true
         sensorMaximumRate = maximumRate.map { max($0, rate ?? $0) }
         sensorReadsGyroscope = gyroscope
-        if state.sensorName != name || (state.gyroscope != nil) != (gyroscope || hasOwnGyroscope) {
-            state.gyroscope = gyroscope || hasOwnGyroscope ? GyroscopeState(status: .working) : nil
-        }
+        if state.sensorName != name { gyroscopeVerdict = nil }  // a new detector judges afresh
         state.sensorName = name
+        updateGyroscopeState()
         sensorRate = rate
         updateSensorStatus(at: time)
         updateMotionStream()  // the grants follow the sensor's rates
@@ -427,9 +431,35 @@ struct HubStateMachine {
     /// A gyroscope of its own was found (true) or lost: the state says whether one is read.
     mutating func gyroscopeAvailable(_ available: Bool, at time: Double) -> [HubAction] {
         hasOwnGyroscope = available
-        if available, state.gyroscope == nil { state.gyroscope = GyroscopeState(status: .working) }
-        if !available, !sensorReadsGyroscope { state.gyroscope = nil }
+        ownGyroscopeUnreadable = nil
+        updateGyroscopeState()
         return [.statusChanged]
+    }
+
+    /// A gyroscope of its own cannot be read (`reason`), or gives rates again (nil): while it
+    /// cannot, the state says it failed, as the accelerometer decides alone.
+    mutating func gyroscopeUnreadable(_ reason: String?, at time: Double) -> [HubAction] {
+        guard ownGyroscopeUnreadable != reason else { return [] }
+        ownGyroscopeUnreadable = reason
+        updateGyroscopeState()
+        return [.statusChanged]
+    }
+
+    /// The state's `gyroscope`: none without one that the accelerometer's samples can take (an IMU's,
+    /// or one of its own beside a sensor that is present); failed with the detector's evidence, or
+    /// while one of its own cannot be read; else working.
+    private mutating func updateGyroscopeState() {
+        guard sensorPresent, sensorReadsGyroscope || hasOwnGyroscope else {
+            state.gyroscope = nil
+            return
+        }
+        if case .failed(let detail) = gyroscopeVerdict {
+            state.gyroscope = GyroscopeState(status: .failed, detail: detail)
+        } else if !sensorReadsGyroscope, let reason = ownGyroscopeUnreadable {
+            state.gyroscope = GyroscopeState(status: .failed, detail: "cannot be read: \(reason)")
+        } else {
+            state.gyroscope = GyroscopeState(status: .working)
+        }
     }
 
     /// The sensor is gone (removed, unreachable, or its input ended): detection starts afresh with
@@ -439,7 +469,8 @@ struct HubStateMachine {
         state.faults.removeAll()
         state.sensorName = nil
         sensorReadsGyroscope = false
-        if !hasOwnGyroscope { state.gyroscope = nil }
+        gyroscopeVerdict = nil
+        updateGyroscopeState()
         deviceChanged(to: .unknown, at: time)
         updateSensorStatus(at: time)
         return takeOutput()
@@ -478,12 +509,10 @@ struct HubStateMachine {
             updateRate()
         }
         if let motion = detected.motion { streamMotion(motion) }
-        if let verdict = detected.gyroscope, state.gyroscope != nil {
+        if let verdict = detected.gyroscope {
             // No event: the device orientation goes on from the accelerometer (get shows it).
-            switch verdict {
-            case .working: state.gyroscope = GyroscopeState(status: .working)
-            case .failed(let detail): state.gyroscope = GyroscopeState(status: .failed, detail: detail)
-            }
+            gyroscopeVerdict = verdict
+            updateGyroscopeState()
             output.append(.statusChanged)
         }
         if let orientation = detected.orientation { setDevice(orientation, at: time) }

@@ -449,9 +449,16 @@ public final class OrientationHub: Sendable {
             perform(onLoop.machine.gyroscopeAvailable(false, at: now))
         case .lost(let reason):
             sensorLogger.warning("gyroscope cannot be read: \(reason); the accelerometer decides alone meanwhile")
+            perform(onLoop.machine.gyroscopeUnreadable(reason, at: now))
         case .rate:
             break
         }
+    }
+
+    /// A gyroscope of its own that could not be read gives rates again.
+    func gyroscopeReadsAgain() {
+        sensorLogger.info("gyroscope read again: its rates are fused again")
+        perform(onLoop.machine.gyroscopeUnreadable(nil, at: MonotonicClock.now()))
     }
 
     /// The lid switch was found, lost, or moved: near closed and folded back it settles the mode.

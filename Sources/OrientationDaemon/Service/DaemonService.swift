@@ -194,8 +194,12 @@ public final class OrientationDaemonService: Sendable {
         if let gyroscope = sources.gyroscope {
             // Rates go to the detection stage where they come; only the rest wakes the loop.
             gyroscope.deliver { event in
-                detection.observe(event)
-                if case .rate = event { return }
+                let givesRates = detection.observe(event)
+                if case .rate = event {
+                    // The first rate after a read failed: it works again.
+                    if givesRates == true { loop.execute { hub.gyroscopeReadsAgain() } }
+                    return
+                }
                 loop.execute { hub.handleGyroscope(event) }
             }
         }

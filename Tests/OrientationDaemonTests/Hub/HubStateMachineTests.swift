@@ -545,4 +545,32 @@ struct HubStateMachineTests {
         _ = try Self.ok(&hub, .subscribe([.device]), from: client, at: 6)
         #expect(hub.state.rate == 25, "a new claim starts at the sampling rate")
     }
+
+    @Test(
+        """
+        the state's gyroscope: working with one of its own beside a sensor; failed while it cannot be read and \
+        with the detector's evidence (which outlasts a read again); none without a sensor
+        """
+    )
+    func gyroscopeState() {
+        var hub = Self.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", at: 0)
+        #expect(hub.state.gyroscope == nil)
+        _ = hub.gyroscopeAvailable(true, at: 1)
+        #expect(hub.state.gyroscope == GyroscopeState(status: .working))
+        _ = hub.gyroscopeUnreadable("iio:device1: in_anglvel_x_raw: EIO", at: 2)
+        #expect(
+            hub.state.gyroscope
+                == GyroscopeState(status: .failed, detail: "cannot be read: iio:device1: in_anglvel_x_raw: EIO"))
+        _ = hub.gyroscopeUnreadable(nil, at: 3)
+        #expect(hub.state.gyroscope == GyroscopeState(status: .working))
+        _ = hub.detected(SensorDecision(gyroscope: .failed("frozen")), at: 4)
+        _ = hub.gyroscopeUnreadable("EIO", at: 5)
+        _ = hub.gyroscopeUnreadable(nil, at: 6)
+        #expect(hub.state.gyroscope == GyroscopeState(status: .failed, detail: "frozen"), "the evidence stands")
+        _ = hub.sensorLost(at: 7)
+        #expect(hub.state.gyroscope == nil, "read with the accelerometer: none without one")
+        _ = hub.sensorAvailable(name: "iio:device2", at: 8)
+        #expect(hub.state.gyroscope == GyroscopeState(status: .working), "a new sensor, judged afresh")
+    }
 }
