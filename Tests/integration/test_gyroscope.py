@@ -150,6 +150,21 @@ class Gyroscope(ServingCase):
         self.assertIn('iio:device1: in_anglvel_mount_matrix ignored: invalid mount matrix "garbage; 1, 2"',
                       " ".join(listing["iio:device1"]["mountMatrixProblems"]))
 
+    def test_a_gyroscope_value_that_is_not_a_number_shows_it_failed_until_it_reads_again(self):
+        path = self.bed.add_accelerometer(0, name="mpu6050", raw=(0, -1000, 0), attributes=imu_attributes())
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["motion"])["ok"])
+        client.next_event(lambda e: e["topic"] == "motion" and e["rotationRate"] is not None)
+        self.bed.set_attribute(path, "in_anglvel_y_raw", "nan")
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope cannot be read: iio:device0: in_anglvel_y_raw"),
+                        what="the read failure")
+        state = client.request("get")["state"]["gyroscope"]
+        self.assertEqual(state["status"], "failed", state)
+        self.assertIn("in_anglvel_y_raw", state["detail"])
+        self.bed.set_attribute(path, "in_anglvel_y_raw", "-20")
+        daemon.wait_for(lambda d: d.stderr_contains("gyroscope read again"), what="the rates back")
+        self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
+
     def test_record_writes_the_gyroscope_form(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
         result = orientd(self.bed, "record", "--duration", "1", "--output", "-")

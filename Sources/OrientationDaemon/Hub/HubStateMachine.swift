@@ -153,6 +153,8 @@ struct HubStateMachine {
     /// (``updateGyroscopeState()``).
     private var gyroscopeVerdict: GyroscopeCheck.Verdict?
     private var ownGyroscopeUnreadable: String?
+    /// Why an IMU's gyroscope, read with the sensor, cannot be read now.
+    private var sensorGyroscopeUnreadable: String?
     /// Set by ``beginShutdown()``: no listener is accepted, no sensor samples and nothing more is
     /// published; the front ends then say goodbye and close.
     private(set) var isShuttingDown = false
@@ -410,15 +412,18 @@ struct HubStateMachine {
 
     /// A sensor was found (or replaced by another).
     /// `rate`: the sensor's sampling rate in Hz, when it reports one.
-    /// `gyroscope`: its samples carry a gyroscope's rates.
+    /// `gyroscope`: its samples carry a gyroscope's rates; `gyroscopeProblem`: why that gyroscope
+    /// cannot be read now.
     /// `maximumRate`: the fastest the device offers (`sampling_frequency_available`), which a motion
     /// subscriber may have.
     mutating func sensorAvailable(
-        name: String, rate: Double? = nil, maximumRate: Double? = nil, gyroscope: Bool = false, at time: Double
+        name: String, rate: Double? = nil, maximumRate: Double? = nil, gyroscope: Bool = false,
+        gyroscopeProblem: String? = nil, at time: Double
     ) -> [HubAction] {
         sensorPresent = true
         sensorMaximumRate = maximumRate.map { max($0, rate ?? $0) }
         sensorReadsGyroscope = gyroscope
+        sensorGyroscopeUnreadable = gyroscopeProblem
         if state.sensorName != name { gyroscopeVerdict = nil }  // a new detector judges afresh
         state.sensorName = name
         updateGyroscopeState()
@@ -455,7 +460,7 @@ struct HubStateMachine {
         }
         if case .failed(let detail) = gyroscopeVerdict {
             state.gyroscope = GyroscopeState(status: .failed, detail: detail)
-        } else if !sensorReadsGyroscope, let reason = ownGyroscopeUnreadable {
+        } else if let reason = sensorReadsGyroscope ? sensorGyroscopeUnreadable : ownGyroscopeUnreadable {
             state.gyroscope = GyroscopeState(status: .failed, detail: "cannot be read: \(reason)")
         } else {
             state.gyroscope = GyroscopeState(status: .working)

@@ -65,8 +65,10 @@ public final class OrientationHub: Sendable {
         var sensorRestPacing: String?
         /// The gyroscope the sensor's description last named, as logged.
         var sensorGyroscope: String?
-        /// The display sensor reads an IMU's gyroscope (its rates are the fused ones).
+        /// The display sensor reads an IMU's gyroscope (its rates are the fused ones), and why that
+        /// cannot be read now, as last logged.
         var sensorReadsGyroscope = false
+        var sensorGyroscopeProblem: String?
         /// The gyroscope of its own found (`iio:device2 (gyro_3d)`), nil: none.
         var ownGyroscope: String?
         /// ``perform(_:)`` is carrying out a list: it must not be entered again.
@@ -243,12 +245,24 @@ public final class OrientationHub: Sendable {
             }
             onLoop.sensorGyroscope = description.gyroscope
             onLoop.sensorReadsGyroscope = description.readsGyroscope
+            if description.gyroscopeProblem != onLoop.sensorGyroscopeProblem {
+                if let problem = description.gyroscopeProblem {
+                    sensorLogger.warning(
+                        "gyroscope cannot be read: \(problem); the accelerometer decides alone meanwhile",
+                        metadata: ["sensor.device": "\(description.identifier)"])
+                } else {
+                    sensorLogger.info(
+                        "gyroscope read again: its rates are fused again",
+                        metadata: ["sensor.device": "\(description.identifier)"])
+                }
+                onLoop.sensorGyroscopeProblem = description.gyroscopeProblem
+            }
             for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
             actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency,
                 maximumRate: description.availableFrequencies.flatMap {
                     SamplingFrequencyChoice.nearest(to: 1e9, available: $0)
-                }, gyroscope: description.readsGyroscope, at: now)
+                }, gyroscope: description.readsGyroscope, gyroscopeProblem: description.gyroscopeProblem, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
             actions = onLoop.machine.sensorLost(at: now)

@@ -61,6 +61,9 @@ public struct SensorDescription: Sendable, Hashable, Codable {
     public var gyroscope: String?
     /// Samples carry the gyroscope's rate (while the device moves, after its start-up).
     public var readsGyroscope = false
+    /// Why the gyroscope read with this accelerometer cannot be read now (a read error, a value that
+    /// is not a number), nil while it reads: its samples then carry no rate.
+    public var gyroscopeProblem: String?
 
     public init(
         identifier: String, name: String, label: String? = nil, location: SensorLocation = .unknown,

@@ -339,9 +339,10 @@ extension IIOAcquisition.Worker {
     /// (``ReadPace/gyroscopeWanted``: it draws several times the accelerometer's current) and its
     /// rates are used only `gyroscopeStartup` after it was switched on, as its datasheet asks. Nil
     /// when it is off, starting, or unreadable (the detection stage then decides from the
-    /// accelerometer alone).
+    /// accelerometer alone). A read that fails, or a value that is not a finite number, begins an
+    /// episode the description says (``gyroscopeReads(_:episode:)``); the next good read ends it.
     private func readGyroscope(
-        _ calibration: inout Calibration, onSince: inout Double?, at now: Double
+        _ calibration: inout Calibration, onSince: inout Double?, problem: inout String?, at now: Double
     ) -> Vector3? {
         guard let gyroscope else { return nil }
         guard pace?.gyroscopeWanted ?? true else {
@@ -351,20 +352,48 @@ extension IIOAcquisition.Worker {
         if onSince == nil { onSince = now }
         if !calibration.valid, now - calibration.lastRead >= 1 {
             calibration.lastRead = now
-            calibration.valid = Self.read(&calibration, of: gyroscope.channels) == nil
+            let calibrationProblem = Self.read(&calibration, of: gyroscope.channels)
+            calibration.valid = calibrationProblem == nil
+            if let calibrationProblem { gyroscopeReads("\(device.id): \(calibrationProblem)", episode: &problem) }
         }
+        guard calibration.valid else { return nil }
         var raw = [0.0, 0.0, 0.0]
         for index in 0..<3 {
-            guard case .value(let value)? = try? gyroscope.rawReaders[index].read() else { return nil }
-            raw[index] = value
+            let channel = gyroscope.channels[index]
+            let file = channel.attributeFileName("raw") ?? "in_\(channel.id)_raw"
+            do {
+                switch try gyroscope.rawReaders[index].read() {
+                case .value(let value) where value.isFinite:
+                    raw[index] = value
+                case .value(let value):
+                    gyroscopeReads("\(device.id): \(file) reads \(value)", episode: &problem)
+                    return nil
+                case .notANumber(let text):
+                    gyroscopeReads("\(device.id): \(file) \"\(text)\" is not a number", episode: &problem)
+                    return nil
+                }
+            } catch {
+                gyroscopeReads("\(device.id): \(file): \(error.errnoDescription)", episode: &problem)
+                return nil
+            }
         }
-        guard calibration.valid, let since = onSince, now - since >= SamplingPace.Settings().gyroscopeStartup else {
-            return nil
-        }
+        gyroscopeReads(nil, episode: &problem)
+        guard let since = onSince, now - since >= SamplingPace.Settings().gyroscopeStartup else { return nil }
         return Vector3(
             (raw[0] + calibration.offset[0]) * calibration.scale[0],
             (raw[1] + calibration.offset[1]) * calibration.scale[1],
             (raw[2] + calibration.offset[2]) * calibration.scale[2])
+    }
+
+    /// Says when an IMU's gyroscope begins or ends failing to read (`problem`, nil: it reads): the
+    /// description again, with ``SensorDescription/gyroscopeProblem``, once per episode, as a failed
+    /// motion interrupt is said. The hub logs it and shows the gyroscope failed meanwhile.
+    private func gyroscopeReads(_ problem: String?, episode: inout String?) {
+        guard (problem == nil) != (episode == nil) else { return }
+        episode = problem
+        var changed = description
+        changed.gyroscopeProblem = problem
+        emit(.available(changed))
     }
 
     // MARK: - Polling
@@ -375,6 +404,7 @@ extension IIOAcquisition.Worker {
         var calibration = Calibration()
         var gyroscopeCalibration = Calibration()
         var gyroscopeOnSince: Double?
+        var gyroscopeProblem: String?
         var schedule = PollSchedule(period: pollPeriod, pace: pace, start: MonotonicClock.now())
         pace?.attach { [wakeup] in wakeup.signal() }
         var failingSince: Double?
@@ -440,7 +470,8 @@ extension IIOAcquisition.Worker {
             failingSince = nil
             if faults.success(.readFailed) { emit(.recovered(.readFailed, device: device.id)) }
             if faults.success(.badValue) { emit(.recovered(.badValue, device: device.id)) }
-            let rotationRate = readGyroscope(&gyroscopeCalibration, onSince: &gyroscopeOnSince, at: time)
+            let rotationRate = readGyroscope(
+                &gyroscopeCalibration, onSince: &gyroscopeOnSince, problem: &gyroscopeProblem, at: time)
             readings.deliver(
                 raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
                 offset: calibration.offset, rotationRate: rotationRate, faults: &faults, emit: emit)
