@@ -165,6 +165,60 @@ class Gyroscope(ServingCase):
         daemon.wait_for(lambda d: d.stderr_contains("gyroscope read again"), what="the rates back")
         self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
 
+    def test_a_buffered_imus_gyroscope_leaves_the_scans_at_rest_and_returns_with_motion(self):
+        """Buffered, the gyroscope's channels are enabled in the scans only while the device moves:
+        at rest the buffer is made anew without them (the chip may then switch it off)."""
+        attributes = {"in_anglvel_scale": str(GYRO_SCALE), "scan_elements/in_timestamp_index": "6"}
+        for index, axis in enumerate("xyz"):
+            attributes.update({f"scan_elements/in_anglvel_{axis}_en": "0",
+                               f"scan_elements/in_anglvel_{axis}_index": str(3 + index),
+                               f"scan_elements/in_anglvel_{axis}_type": "le:s16/16>>0"})
+        path = self.bed.add_accelerometer(0, name="bmi160", raw_channels=False, buffered=True, trigger="bmi160-dev0",
+                                          attributes=attributes)
+        enabled = AttributeWatcher(self.bed, path, "scan_elements/in_anglvel_x_en")
+        self.addCleanup(enabled.close)
+        reading, stop, moving = [0, -1000, 0], threading.Event(), threading.Event()
+
+        def sensor():
+            """A 50 Hz chip: a scan every 20 ms while the buffer runs, with the rates while they are
+            in it (the simulated sensor's pace, not a synchronisation)."""
+            turn = 0
+            while not stop.wait(0.02):
+                turn += 1
+                now = ([1000, 0, 0] if turn % 2 else [700, -700, 0]) if moving.is_set() else reading
+                if self.bed.attribute(path, "buffer/enable") != "1":
+                    continue
+                with_rates = self.bed.attribute(path, "scan_elements/in_anglvel_x_en") == "1"
+                scan = (struct.pack("<hhhhhh4xq", *now, *GYRO_RAW, time.monotonic_ns()) if with_rates
+                        else struct.pack("<hhh2xq", *now, time.monotonic_ns()))
+                try:
+                    fd = os.open(self.bed.fifos[0], os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:  # the buffer is being made anew: no reader for an instant
+                    continue
+                try:
+                    os.write(fd, scan)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+
+        writer = threading.Thread(target=sensor, daemon=True)
+        writer.start()
+        self.addCleanup(writer.join)
+        self.addCleanup(stop.set)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device"])["ok"])
+        enabled.wait_for("1", "in the scans while the device may move (the start)")
+        daemon.wait_for(lambda d: d.stderr_contains("the device rests"), what="rest")
+        enabled.wait_for("0", "out of the scans at rest")
+        # Turning on and on (a rest batch is up to a second long: a turn that ends within one is
+        # seen only after it, with no need of the gyroscope), then still in landscape.
+        reading[:] = [1000, 0, 0]
+        moving.set()
+        enabled.wait_for("1", "back in the scans on motion")
+        moving.clear()
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+
     def test_record_writes_the_gyroscope_form(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
         result = orientd(self.bed, "record", "--duration", "1", "--output", "-")
@@ -174,7 +228,10 @@ class Gyroscope(ServingCase):
         rows = [line.split(",") for line in lines[1:]]
         with_rates = [row for row in rows if len(row) == 7]
         self.assertGreater(len(with_rates), 10, "25 Hz for a second, less the gyroscope's start-up")
-        self.assertTrue(all(len(row) == 4 for row in rows[:len(rows) - len(with_rates)]), "only the first lines lack it")
+        starting = len(rows) - len(with_rates)
+        # Its start-up (0.08 s) discarded: the readings at 0 and 0.04 s carry no rate.
+        self.assertGreaterEqual(starting, 2, "the gyroscope's first 0.08 s are discarded")
+        self.assertTrue(all(len(row) == 4 for row in rows[:starting]), "only the first lines lack it")
         self.assertEqual([float(v) for v in with_rates[-1][4:]], [raw * GYRO_SCALE for raw in GYRO_RAW])
 
     def test_a_buffered_imu_carries_its_rates_in_the_scans(self):
