@@ -94,10 +94,12 @@ extension Request {
         switch operation {
         case .get: return .success(.get)
         case .subscribe:
-            let rate = try body.optional("rate").map { reader throws(JSONFieldError) in try reader.number() }
-            if let rate, !(rate >= MotionRate.minimum && rate <= MotionRate.maximum) {
-                throw body.fail(
-                    "rate must be from \(Int(MotionRate.minimum)) to \(Int(MotionRate.maximum)) Hz, got \(rate)")
+            let rateField = try body.optional("rate")
+            let rate = try rateField.map { reader throws(JSONFieldError) in try reader.number() }
+            if let rate, let rateField, !(rate >= MotionRate.minimum && rate <= MotionRate.maximum) {
+                // The field named (`rate: …`), not the document.
+                throw rateField.fail(
+                    "must be from \(Int(MotionRate.minimum)) to \(Int(MotionRate.maximum)) Hz, got \(rate)")
             }
             return .success(.subscribe(try topics(), motionRate: rate))
         case .unsubscribe: return .success(.unsubscribe(try topics()))

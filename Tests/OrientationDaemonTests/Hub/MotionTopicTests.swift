@@ -104,7 +104,9 @@ struct MotionTopicTests {
                 Issue.record("rate \(rate) accepted")
                 continue
             }
-            #expect(error.code == .badRequest && error.message.contains("rate must be from 1 to 100 Hz"))
+            #expect(
+                error.code == .badRequest && error.message.contains("rate: must be from 1 to 100 Hz"),
+                "\(error.message)")
         }
         let fine = try Request.parse(ByteBuffer(string: #"{"id":1,"op":"subscribe","topics":["motion"],"rate":50}"#))
             .get().decode()
