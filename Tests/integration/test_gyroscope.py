@@ -501,9 +501,12 @@ class GyroscopeOnTheBus(TestbedCase):
                 if s >= 1:
                     return
 
+        reads = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_anglvel_x_raw"))
+        self.addCleanup(reads.close)
         writer = threading.Thread(target=turn, daemon=True)
         writer.start()
         self.addCleanup(lambda: (stop.set(), writer.join()))
+        reads.wait_for_reads(5, "the gyroscope switched on and read during the turn")
         # (−1000, 0, 0) read gravity-pointing is the left edge down: iio-sensor-proxy's right-up.
         client.wait_for(lambda c: "right-up" in c.orientations(), what="right-up")
         self.assertEqual(client.orientations(), ["normal", "right-up"])
