@@ -93,8 +93,10 @@ final class DetectionStage: Sendable {
         var motion: MotionEstimator?
         /// Sampling was started and not stopped (``samplingStarts()``, ``samplingStops()``).
         var sampling = false
-        /// What ``gyroscopeSwitch`` was last told.
+        /// What the read pace (an IMU's channels) and ``gyroscopeSwitch`` (a gyroscope of its own)
+        /// were last told.
         var gyroscopeOn = false
+        var ownGyroscopeOn = false
         /// The display sensor reads a gyroscope in its own device (an IMU): its description says so.
         var readsGyroscope = false
         /// A gyroscope of its own gives rates (found, or read again, and not since removed or failing).
@@ -185,6 +187,7 @@ final class DetectionStage: Sendable {
                         ? pipeline.orientation.detector.gyroscopeVerdict : nil)
             case .available(let description):
                 pipeline.readsGyroscope = description.readsGyroscope
+                switchGyroscope(&pipeline)
                 pipeline.orientation.mountMatrix = description.mountMatrix
                 if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
                 pipeline.sensor = description.identifier
@@ -195,7 +198,8 @@ final class DetectionStage: Sendable {
                         configuration: pipeline.orientation.detector.configuration),
                     pace: paceSettings.map(SamplingPace.init), heldFast: pipeline.heldFast,
                     motion: pipeline.motion.map { _ in MotionEstimator() }, sampling: pipeline.sampling,
-                    gyroscopeOn: pipeline.gyroscopeOn, ownGyroscope: pipeline.ownGyroscope,
+                    gyroscopeOn: pipeline.gyroscopeOn, ownGyroscopeOn: pipeline.ownGyroscopeOn,
+                    ownGyroscope: pipeline.ownGyroscope,
                     motionHertz: pipeline.motionHertz, fastHertz: pipeline.fastHertz)
                 switchGyroscope(&pipeline)
                 wantFastReads(&pipeline)
@@ -242,15 +246,21 @@ final class DetectionStage: Sendable {
         }
     }
 
-    /// A gyroscope of its own, and an IMU's gyroscope channels, are on exactly while sampling and
+    /// An IMU's gyroscope channels, and a gyroscope of its own, are on exactly while sampling and
     /// ``Pipeline/gyroscopeWanted``: the device moves, or motion is streamed. A convertible's hinge
-    /// holds the display at its sampling rate at rest, but not the gyroscope.
+    /// holds the display at its sampling rate at rest, but not the gyroscope. A gyroscope of its own
+    /// stays off beside an IMU's: the samples take the IMU's rates, so its draw would buy nothing.
     private func switchGyroscope(_ pipeline: inout Pipeline) {
         let on = pipeline.sampling && pipeline.gyroscopeWanted
-        guard on != pipeline.gyroscopeOn else { return }
-        pipeline.gyroscopeOn = on
-        gyroscopeSwitch?(on)
-        readPace?.setGyroscopeWanted(on)
+        if on != pipeline.gyroscopeOn {
+            pipeline.gyroscopeOn = on
+            readPace?.setGyroscopeWanted(on)
+        }
+        let ownOn = on && !pipeline.readsGyroscope
+        if ownOn != pipeline.ownGyroscopeOn {
+            pipeline.ownGyroscopeOn = ownOn
+            gyroscopeSwitch?(ownOn)
+        }
     }
 
     /// What a gyroscope of its own said (on its thread): its matrix, its rates, or that it is gone.

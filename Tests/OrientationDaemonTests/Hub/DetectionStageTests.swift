@@ -286,4 +286,21 @@ struct DetectionStageTests {
         #expect(readPace.gyroscopeWanted, "a motion subscriber wants the rates at rest too")
         #expect(switched.withLockedValue { $0 } == [true, false, true, false, true])
     }
+
+    @Test("a gyroscope of its own stays off beside an IMU's (the samples take the IMU's rates), and runs without one")
+    func ownGyroscopeStaysOffBesideAnIMU() {
+        let readPace = ReadPace()
+        let switched = NIOLockedValueBox<[Bool]>([])
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
+            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        var imu = SensorDescription(identifier: "imu", name: "imu")
+        imu.readsGyroscope = true
+        _ = stage.observe(.available(imu))
+        stage.samplingStarts()
+        #expect(readPace.gyroscopeWanted, "the IMU's channels run")
+        #expect(switched.withLockedValue { $0 }.isEmpty, "the one of its own does not")
+        _ = stage.observe(.available(SensorDescription(identifier: "plain", name: "plain")))
+        #expect(switched.withLockedValue { $0 } == [true], "an accelerometer alone takes the one of its own")
+    }
 }
