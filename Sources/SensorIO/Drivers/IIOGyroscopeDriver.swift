@@ -30,7 +30,8 @@ struct IIOGyroscopeDriver: SensorDriver {
             scales: (["in_anglvel_scale"] + axes.map { "in_anglvel_\($0)_scale" }).map {
                 (attribute: $0, text: device.attribute($0))
             })
-        // Its own matrix: udev's (hwdb's GYRO_MOUNT_MATRIX, as systemd names it), else sysfs's; one
+        // Its own matrix: udev's (hwdb's GYRO_MOUNT_MATRIX, as systemd names it), else sysfs's (as the
+        // accelerometer's, `in_mount_matrix` last); one
         // that cannot be parsed is said and the next is tried.
         var matrix = MountMatrix.identity
         var origin = "identity"
@@ -39,6 +40,7 @@ struct IIOGyroscopeDriver: SensorDriver {
             (device.property("GYRO_MOUNT_MATRIX"), "udev GYRO_MOUNT_MATRIX"),
             (device.attribute("in_anglvel_mount_matrix"), "sysfs in_anglvel_mount_matrix"),
             (device.attribute("mount_matrix"), "sysfs mount_matrix"),
+            (device.attribute("in_mount_matrix"), "sysfs in_mount_matrix"),
         ] {
             guard let text else { continue }
             do {
