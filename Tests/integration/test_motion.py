@@ -105,6 +105,8 @@ class Motion(MotionCase):
         w, x, y, z = last["attitude"]
         self.assertAlmostEqual(w, math.cos(math.pi / 4), delta=0.02)
         self.assertAlmostEqual(z, math.sin(math.pi / 4), delta=0.02)
+        self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"},
+                         "lines with gx, gy, gz: the state shows the gyroscope")
         self.assertLess(abs(x) + abs(y), 0.03)
         self.assertEqual(last["seq"], client.request("get")["seq"], "a motion event does not grow seq")
 

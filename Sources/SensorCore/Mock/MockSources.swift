@@ -107,12 +107,15 @@ public final class StandardInputSource: AccelerometerSource, Sendable {
 
     public init(fileDescriptor: Int32 = 0, mountMatrix: MountMatrix?) {
         input = fileDescriptor
-        outlet.emit(
-            .available(
-                SensorDescription(
-                    identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
-                    mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)))
+        description = SensorDescription(
+            identifier: "stdin", name: "standard input", mountMatrix: mountMatrix ?? .identity,
+            mountMatrixOrigin: mountMatrix == nil ? .identity : .configured)
+        outlet.emit(.available(description))
     }
+
+    /// What it said it is: the first line with gx, gy, gz says it again with a gyroscope, so the
+    /// state shows one as the samples carry its rates.
+    private let description: SensorDescription
 
     deinit { shutdown() }
 
@@ -127,6 +130,7 @@ public final class StandardInputSource: AccelerometerSource, Sendable {
         var pending: [UInt8] = []
         var lineNumber = 0
         var anchor: (host: Double, trace: Double)?
+        var saidGyroscope = false
         var faults = FaultTracker()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -153,21 +157,32 @@ public final class StandardInputSource: AccelerometerSource, Sendable {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 lineNumber += 1
-                handle(line: line, number: lineNumber, anchor: &anchor, faults: &faults)
+                handle(
+                    line: line, number: lineNumber, anchor: &anchor, faults: &faults, saidGyroscope: &saidGyroscope)
             }
         }
         if !pending.isEmpty {
             lineNumber += 1
-            handle(line: String(decoding: pending, as: UTF8.self), number: lineNumber, anchor: &anchor, faults: &faults)
+            handle(
+                line: String(decoding: pending, as: UTF8.self), number: lineNumber, anchor: &anchor, faults: &faults,
+                saidGyroscope: &saidGyroscope)
         }
         outlet.emit(.ended)
     }
 
     private func handle(
-        line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker
+        line: String, number: Int, anchor: inout (host: Double, trace: Double)?, faults: inout FaultTracker,
+        saidGyroscope: inout Bool
     ) {
         do {
             guard let row = try TraceFormat.parse(line: line, lineNumber: number) else { return }
+            if row.rotationRate != nil, !saidGyroscope {
+                saidGyroscope = true
+                var withGyroscope = description
+                withGyroscope.gyroscope = "gx, gy, gz columns on standard input"
+                withGyroscope.readsGyroscope = true
+                outlet.emit(.available(withGyroscope))
+            }
             let now = MonotonicClock.now()
             if anchor == nil { anchor = (now, row.time) }
             if faults.success(.badValue) { outlet.emit(.recovered(.badValue, device: "stdin")) }
