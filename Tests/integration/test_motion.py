@@ -187,6 +187,17 @@ class Motion(MotionCase):
         # About six events may wait unread (60 ms of the stream, 0.6 s at this reader's pace); the
         # lag stops growing there.
         self.assertLess(max(behind[len(behind) // 2:]), 1.0, f"seconds behind the newest sample: {behind}")
+    def test_a_motion_subscriber_that_never_reads_is_disconnected(self):
+        """Its newest sample held (the socket is far from full), nothing more reaches it: after the
+        stall timeout it is disconnected, as a client whose socket is full."""
+        self.stop()
+        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off", "--stall-timeout", "1")
+        self.stream_still()
+        silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        silent.connect(self.daemon.socket_path)
+        self.addCleanup(silent.close)
+        silent.sendall(b'{"id": 1, "op": "subscribe", "topics": ["motion"], "rate": 100}\n')
+        self.daemon.wait_for_log("client stalled: disconnecting", timeout=10)
 
 @changes_user
 class MotionCaps(MotionCase):

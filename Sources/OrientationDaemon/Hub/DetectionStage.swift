@@ -17,8 +17,8 @@ final class DetectionStage: Sendable {
     /// read interval, set from here on the sensor's thread.
     private let paceSettings: SamplingPace.Settings?
     private let readPace: ReadPace?
-    /// Switches a gyroscope of its own on and off (``GyroscopeSource``): on while the display is
-    /// read at its sampling rate, off at rest (docs/sensors.md, "Gyroscope").
+    /// Switches a gyroscope of its own on and off (``GyroscopeSource``): on while the device moves
+    /// or motion is streamed, off at rest (docs/sensors.md, "Gyroscope").
     private let gyroscopeSwitch: (@Sendable (Bool) -> Void)?
     /// A gyroscope of its own's matrix and last rate in the display frame; the accelerometer's
     /// samples take it while it is fresh (two of its reads at the sampling rate). Whether it gives
@@ -187,10 +187,14 @@ final class DetectionStage: Sendable {
                         ? pipeline.orientation.detector.gyroscopeVerdict : nil)
             case .available(let description):
                 pipeline.readsGyroscope = description.readsGyroscope
-                switchGyroscope(&pipeline)
                 pipeline.orientation.mountMatrix = description.mountMatrix
-                if pipeline.sensor != description.identifier { pipeline.orientation.forgetGravityScale() }
+                if pipeline.sensor != description.identifier {
+                    pipeline.orientation.forgetGravityScale()
+                    // Another sensor: the motion stream's attitude starts afresh.
+                    if pipeline.motion != nil { pipeline.motion = MotionEstimator() }
+                }
                 pipeline.sensor = description.identifier
+                switchGyroscope(&pipeline)
             case .unavailable, .ended:
                 pipeline = Pipeline(
                     orientation: OrientationPipeline(
@@ -223,6 +227,10 @@ final class DetectionStage: Sendable {
             $0.orientation = OrientationPipeline(mountMatrix: $0.orientation.mountMatrix, configuration: configuration)
             $0.pace = paceSettings.map(SamplingPace.init)
             $0.onMotionEvents = false
+            // Fast again: the gyroscope runs as the pace says (a change of the pace switches it,
+            // and this one is no change the samples would show).
+            switchGyroscope(&$0)
+            wantFastReads(&$0)
         }
         readPace?.set(nil)
     }
@@ -251,7 +259,8 @@ final class DetectionStage: Sendable {
     /// holds the display at its sampling rate at rest, but not the gyroscope. A gyroscope of its own
     /// stays off beside an IMU's: the samples take the IMU's rates, so its draw would buy nothing.
     private func switchGyroscope(_ pipeline: inout Pipeline) {
-        let on = pipeline.sampling && pipeline.gyroscopeWanted
+        // Read with the accelerometer: none while there is none.
+        let on = pipeline.sampling && pipeline.sensor != nil && pipeline.gyroscopeWanted
         if on != pipeline.gyroscopeOn {
             pipeline.gyroscopeOn = on
             readPace?.setGyroscopeWanted(on)

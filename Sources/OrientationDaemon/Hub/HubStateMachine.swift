@@ -403,7 +403,12 @@ struct HubStateMachine {
             sampling.remove(role)
             output.append(.stopSampling(role))
             if case .kind(let kind) = role { awaitingFirstReading.remove(kind) }
-            if role == .display { updateSensorStatus(at: time) }
+            if role == .display {
+                // Nothing is read now, so nothing fails to read: the next acquisition says afresh.
+                sensorGyroscopeUnreadable = nil
+                updateGyroscopeState()
+                updateSensorStatus(at: time)
+            }
         }
         return takeOutput()
     }

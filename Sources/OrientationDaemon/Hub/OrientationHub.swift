@@ -69,6 +69,8 @@ public final class OrientationHub: Sendable {
         /// cannot be read now, as last logged.
         var sensorReadsGyroscope = false
         var sensorGyroscopeProblem: String?
+        /// The display sensor's mount-matrix warnings, as last logged.
+        var sensorMatrixProblems: [String] = []
         /// The gyroscope of its own found (`iio:device2 (gyro_3d)`), nil: none.
         var ownGyroscope: String?
         /// ``perform(_:)`` is carrying out a list: it must not be entered again.
@@ -257,7 +259,11 @@ public final class OrientationHub: Sendable {
                 }
                 onLoop.sensorGyroscopeProblem = description.gyroscopeProblem
             }
-            for problem in description.mountMatrixProblems { sensorLogger.warning("\(problem)") }
+            // Said once: the description comes again when the acquisition learns more.
+            for problem in description.mountMatrixProblems where !onLoop.sensorMatrixProblems.contains(problem) {
+                sensorLogger.warning("\(problem)")
+            }
+            onLoop.sensorMatrixProblems = description.mountMatrixProblems
             actions = onLoop.machine.sensorAvailable(
                 name: description.identifier, rate: description.samplingFrequency,
                 maximumRate: description.availableFrequencies.flatMap {
@@ -265,6 +271,7 @@ public final class OrientationHub: Sendable {
                 }, gyroscope: description.readsGyroscope, gyroscopeProblem: description.gyroscopeProblem, at: now)
         case .unavailable(let reason):
             sensorLogger.warning("sensor unavailable", metadata: ["reason": "\(reason)"])
+            onLoop.sensorMatrixProblems = []
             actions = onLoop.machine.sensorLost(at: now)
         case .sample:
             break
@@ -683,6 +690,7 @@ public final class OrientationHub: Sendable {
             case .stopSampling(.display):
                 source.stopSampling()
                 detection.samplingStops()
+                onLoop.sensorGyroscopeProblem = nil  // as the state machine forgets it
                 silenceAlarm.cancel()
                 state.hingeCheckTask?.cancel()
                 state.hingeCheckTask = nil

@@ -71,10 +71,13 @@ final class Connection {
         return buffer
     }
 
-    /// Writes a message (hello, reply, goodbye) whatever the writability. A `motion` sample held for
-    /// a client that is behind is dropped: it would arrive after the reply (an unsubscribe's).
+    /// Writes a message (hello, reply, goodbye) whatever the writability, after a `motion` sample
+    /// held for a client that is behind: the sample came first (before an unsubscribe's reply, say).
     func send(_ message: JSONValue) {
-        heldMotion = nil
+        if let held = heldMotion {
+            heldMotion = nil
+            send(line: held)
+        }
         send(line: Self.line(message))
     }
 
@@ -123,6 +126,16 @@ final class Connection {
             startStallTimer()
             return
         }
+        // A sample held came first: it goes before the event (whose state is newer), not after.
+        if let held = heldMotion {
+            heldMotion = nil
+            enqueue(held, topic: .motion)
+        }
+        enqueue(line, topic: topic)
+    }
+
+    /// Writes an event line, or keeps only the newest per topic while the client is not reading.
+    private func enqueue(_ line: ByteBuffer, topic: Topic) {
         // Nothing queued means writable; asking the channel costs a cache miss per subscriber.
         if skipped.isEmpty, queuedWrites == 0 || channel.isWritable {
             send(line: line)
@@ -164,6 +177,7 @@ final class Connection {
             let pending = skipped
             skipped.removeAll()
             for (_, line) in pending { send(line: line) }
+            if heldMotion != nil { startStallTimer() }  // still behind on the motion stream
             channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
             channel.read()
         } else {

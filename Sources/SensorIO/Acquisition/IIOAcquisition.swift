@@ -71,9 +71,19 @@ final class IIOAcquisition: Sendable {
         func text(_ channel: IIOChannel, _ attribute: String) -> String? {
             channel.hasAttribute(attribute) ? (try? channel.readAttribute(attribute)) ?? "" : nil
         }
-        let scaleProblem = GyroscopeAttributes.scaleProblem(
-            device: deviceID,
-            scales: gyroscopeChannels.map { ($0.attributeFileName("scale") ?? "in_\($0.id)_scale", text($0, "scale")) })
+        // A scale that cannot be read now is said as such (the next acquisition reads it again).
+        var scales: [(attribute: String, text: String?)] = []
+        var unreadableScale: String?
+        for channel in gyroscopeChannels where channel.hasAttribute("scale") {
+            let name = channel.attributeFileName("scale") ?? "in_\(channel.id)_scale"
+            do {
+                scales.append((name, try channel.readAttribute("scale")))
+            } catch {
+                unreadableScale =
+                    unreadableScale ?? "\(deviceID): \(name): \(error.errnoDescription): the gyroscope is not read"
+            }
+        }
+        let scaleProblem = unreadableScale ?? GyroscopeAttributes.scaleProblem(device: deviceID, scales: scales)
         let gyroscope =
             gyroscopeChannels.count == 3 && (mode == .poll || gyroscopeChannels.allSatisfy(\.isScanElement))
                 && scaleProblem == nil
@@ -140,7 +150,8 @@ final class IIOAcquisition: Sendable {
         buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
         let worker = Worker(
             device: device, channels: channels, rawReaders: rawReaders, gyroscope: gyroscope, description: description,
-            pollPeriod: pollPeriod, configuredRate: configuration.rate, writesRate: configuration.setsDeviceRate,
+            announced: NIOLockedValueBox(description), pollPeriod: pollPeriod, configuredRate: configuration.rate,
+            writesRate: configuration.setsDeviceRate,
             pace: pace, fallbackAllowed: configuration.acquisition == .auto,
             isRemote: isRemote, emit: emit, wakeup: wakeup, control: control)
         thread = WorkerThread.start(name: "orientd-\(mode.rawValue)") { [timestampChannel, monotonicTimestamps] in
@@ -254,6 +265,10 @@ final class IIOAcquisition: Sendable {
         /// The gyroscope read with the accelerometer, if the device has one (polled only).
         let gyroscope: IIOAcquisition.Gyroscope?
         let description: SensorDescription
+        /// The description as last said: what the worker finds out later (a failed motion interrupt,
+        /// a gyroscope that cannot be read) changes this one, so one announcement never undoes the
+        /// other.
+        let announced: NIOLockedValueBox<SensorDescription>
         let pollPeriod: Double
         /// The configured rate, and whether the device's `sampling_frequency` may be written: a
         /// faster rate asked for a while (``ReadPace/fastInterval``) is asked of the device too.
@@ -391,9 +406,12 @@ extension IIOAcquisition.Worker {
     private func gyroscopeReads(_ problem: String?, episode: inout String?) {
         guard (problem == nil) != (episode == nil) else { return }
         episode = problem
-        var changed = description
-        changed.gyroscopeProblem = problem
-        emit(.available(changed))
+        emit(
+            .available(
+                announced.withLockedValue {
+                    $0.gyroscopeProblem = problem
+                    return $0
+                }))
     }
 
     // MARK: - Polling
@@ -489,9 +507,12 @@ extension IIOAcquisition.Worker {
             return control.motionInterrupt
         }
         pace?.restsOnMotionEvents = false
-        var changed = description
-        changed.restPacing = "polling at the rest rate (the motion interrupt failed: \(error))"
-        emit(.available(changed))
+        emit(
+            .available(
+                announced.withLockedValue {
+                    $0.restPacing = "polling at the rest rate (the motion interrupt failed: \(error))"
+                    return $0
+                }))
         schedule.readNow(at: MonotonicClock.now())
     }
 

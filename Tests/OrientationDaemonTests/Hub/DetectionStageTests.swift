@@ -266,6 +266,7 @@ struct DetectionStageTests {
         let stage = DetectionStage(
             configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
             gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a")))
         stage.samplingStarts()
         stage.holdFast(true)
         func feed(_ reading: Vector3, from start: Double, seconds: Double) {
@@ -302,5 +303,31 @@ struct DetectionStageTests {
         #expect(switched.withLockedValue { $0 }.isEmpty, "the one of its own does not")
         _ = stage.observe(.available(SensorDescription(identifier: "plain", name: "plain")))
         #expect(switched.withLockedValue { $0 } == [true], "an accelerometer alone takes the one of its own")
+    }
+
+    @Test(
+        """
+        the gyroscope follows the sensor: none without an accelerometer (lost, the one of its own goes off), and \
+        on again when new detector parameters start the pace fast
+        """
+    )
+    func gyroscopeFollowsTheSensor() {
+        let readPace = ReadPace()
+        let switched = NIOLockedValueBox<[Bool]>([])
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
+            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        stage.samplingStarts()
+        #expect(switched.withLockedValue { $0 }.isEmpty, "no accelerometer yet")
+        _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a")))
+        #expect(switched.withLockedValue { $0 } == [true])
+        for time in stride(from: 0.0, to: 2, by: 0.04) {
+            _ = stage.observe(.sample(SensorSample(time: time, reading: Vector3(0, -9.81, 0))))
+        }
+        #expect(!readPace.gyroscopeWanted && switched.withLockedValue { $0 } == [true, false], "at rest")
+        stage.restart(configuration: DetectorConfiguration())
+        #expect(readPace.gyroscopeWanted && switched.withLockedValue { $0 } == [true, false, true], "fast again")
+        _ = stage.observe(SensorEvent.unavailable(reason: "removed"))
+        #expect(!readPace.gyroscopeWanted && switched.withLockedValue { $0 } == [true, false, true, false])
     }
 }

@@ -573,4 +573,20 @@ struct HubStateMachineTests {
         _ = hub.sensorAvailable(name: "iio:device2", at: 8)
         #expect(hub.state.gyroscope == GyroscopeState(status: .working), "a new sensor, judged afresh")
     }
+
+    @Test("an IMU's gyroscope read problem shows it failed until it reads again, or sampling stops")
+    func imuGyroscopeProblem() throws {
+        var hub = Self.machine()
+        _ = hub.sensorAvailable(name: "iio:device0", gyroscope: true, at: 0)
+        let app = try Self.connect(&hub)
+        _ = try Self.ok(&hub, .subscribe([.device]), from: app)
+        _ = hub.sensorAvailable(
+            name: "iio:device0", gyroscope: true, gyroscopeProblem: "in_anglvel_y_raw reads nan", at: 1)
+        #expect(
+            hub.state.gyroscope == GyroscopeState(status: .failed, detail: "cannot be read: in_anglvel_y_raw reads nan")
+        )
+        _ = hub.disconnect(app)
+        _ = hub.scheduledStopDue(at: 4)
+        #expect(hub.state.gyroscope == GyroscopeState(status: .working), "nothing read, nothing failing to read")
+    }
 }

@@ -167,5 +167,11 @@ struct MotionTopicTests {
         #expect(abs(angle(next[later]) - 0.5) < 1e-9)
         let afresh = send(0.3, at: 10.2, starts: true)
         #expect(abs(angle(afresh[first])) < 1e-9 && abs(angle(afresh[later])) < 1e-9)
+        // Subscribed again, counted again from its next event.
+        _ = try Hub.ok(&hub, .unsubscribe([.motion]), from: later)
+        _ = try Hub.ok(&hub, .subscribe([.motion], motionRate: 20), from: later)
+        let again = send(1.3, at: 10.25)
+        #expect(abs(angle(again[first]) - 1) < 1e-9)
+        #expect(abs(angle(again[later])) < 1e-9, "a new subscription, a new reference")
     }
 }
