@@ -532,6 +532,7 @@ extension IIOAcquisition.Worker {
         var gyroscopeInScans = false
         var gyroscopeCalibration = Calibration()
         var gyroscopeOnSince: Double?
+        var gyroscopeProblem: String?
         var samplePeriod = pollPeriod
         var fastInterval: Double?
         while !stopping {
@@ -557,7 +558,10 @@ extension IIOAcquisition.Worker {
                 gyroscopeInScans = gyroscopeWanted
                 gyroscopeOnSince = gyroscopeWanted ? MonotonicClock.now() : nil
                 if gyroscopeWanted, !gyroscopeCalibration.valid, let gyroscope {
-                    gyroscopeCalibration.valid = Self.read(&gyroscopeCalibration, of: gyroscope.channels) == nil
+                    let problem = Self.read(&gyroscopeCalibration, of: gyroscope.channels)
+                    gyroscopeCalibration.valid = problem == nil
+                    // Said as a polled IMU's: the rates are left out until a buffer made anew reads it.
+                    gyroscopeReads(problem.map { "\(device.id): \($0)" }, episode: &gyroscopeProblem)
                 }
                 do {
                     let resized = try device.createBuffer(samples: wanted)
