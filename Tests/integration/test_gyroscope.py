@@ -49,6 +49,17 @@ class Gyroscope(ServingCase):
         self.addCleanup(counter.close)
         return counter
 
+    def add_buffered_imu(self):
+        """accel x, y, z and anglvel x, y, z as s16 scan elements (indices 0–5) and a timestamp
+        (index 6), the gyroscope's channels out of the scans until the daemon enables them."""
+        attributes = {"in_anglvel_scale": str(GYRO_SCALE), "scan_elements/in_timestamp_index": "6"}
+        for index, axis in enumerate("xyz"):
+            attributes.update({f"scan_elements/in_anglvel_{axis}_en": "0",
+                               f"scan_elements/in_anglvel_{axis}_index": str(3 + index),
+                               f"scan_elements/in_anglvel_{axis}_type": "le:s16/16>>0"})
+        return self.bed.add_accelerometer(0, name="bmi160", raw_channels=False, buffered=True, trigger="bmi160-dev0",
+                                          attributes=attributes)
+
     def test_list_sensors_names_the_gyroscope_of_an_imu(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
         listing = self.list_sensors()
@@ -168,13 +179,7 @@ class Gyroscope(ServingCase):
     def test_a_buffered_imus_gyroscope_leaves_the_scans_at_rest_and_returns_with_motion(self):
         """Buffered, the gyroscope's channels are enabled in the scans only while the device moves:
         at rest the buffer is made anew without them (the chip may then switch it off)."""
-        attributes = {"in_anglvel_scale": str(GYRO_SCALE), "scan_elements/in_timestamp_index": "6"}
-        for index, axis in enumerate("xyz"):
-            attributes.update({f"scan_elements/in_anglvel_{axis}_en": "0",
-                               f"scan_elements/in_anglvel_{axis}_index": str(3 + index),
-                               f"scan_elements/in_anglvel_{axis}_type": "le:s16/16>>0"})
-        path = self.bed.add_accelerometer(0, name="bmi160", raw_channels=False, buffered=True, trigger="bmi160-dev0",
-                                          attributes=attributes)
+        path = self.add_buffered_imu()
         enabled = AttributeWatcher(self.bed, path, "scan_elements/in_anglvel_x_en")
         self.addCleanup(enabled.close)
         reading, stop, moving = [0, -1000, 0], threading.Event(), threading.Event()
@@ -237,13 +242,7 @@ class Gyroscope(ServingCase):
     def test_a_buffered_imu_carries_its_rates_in_the_scans(self):
         """accel x, y, z and anglvel x, y, z as s16 scan elements (indices 0–5) and a timestamp
         (index 6): 12 bytes, 4 of padding, 8 of timestamp while the gyroscope is in the scans."""
-        attributes = {"in_anglvel_scale": str(GYRO_SCALE), "scan_elements/in_timestamp_index": "6"}
-        for index, axis in enumerate("xyz"):
-            attributes.update({f"scan_elements/in_anglvel_{axis}_en": "0",
-                               f"scan_elements/in_anglvel_{axis}_index": str(3 + index),
-                               f"scan_elements/in_anglvel_{axis}_type": "le:s16/16>>0"})
-        path = self.bed.add_accelerometer(0, name="bmi160", raw_channels=False, buffered=True, trigger="bmi160-dev0",
-                                          attributes=attributes)
+        path = self.add_buffered_imu()
         listed = self.list_sensors()["sensors"][0]
         self.assertEqual(listed["acquisition"], "buffer")
         self.assertIn("in the buffer", listed["gyroscope"])

@@ -78,6 +78,17 @@ class MotionCase(unittest.TestCase):
         self.addCleanup(writer.join)
         self.addCleanup(stop.set)
 
+    def streaming_with_a_short_stall_timeout(self):
+        """The daemon started again with a stall timeout of 1 s, its sensor streaming in real time,
+        and a raw socket connected to it (no client-side buffering)."""
+        self.stop()
+        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off", "--stall-timeout", "1")
+        self.stream_still()
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(self.daemon.socket_path)
+        self.addCleanup(connection.close)
+        return connection
+
     def motion_events(self, client, count):
         return [client.next_event(lambda e: e["topic"] == "motion") for _ in range(count)]
 
@@ -159,12 +170,7 @@ class Motion(MotionCase):
         """A client that asks for 100 Hz but reads 10 events a second: what it reads is at most a few
         events behind the newest (before, the socket's buffer held seconds of them, and the client,
         reading all along, was disconnected as stalled), and it is not disconnected."""
-        self.stop()
-        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off", "--stall-timeout", "1")
-        self.stream_still()
-        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        slow.connect(self.daemon.socket_path)
-        self.addCleanup(slow.close)
+        slow = self.streaming_with_a_short_stall_timeout()
         # Read byte by byte: no line waits in this client's own buffer, so any backlog is the daemon's.
         unbuffered = slow.makefile("rb", buffering=0)
         unbuffered.readline()  # hello
@@ -187,15 +193,11 @@ class Motion(MotionCase):
         # About six events may wait unread (60 ms of the stream, 0.6 s at this reader's pace); the
         # lag stops growing there.
         self.assertLess(max(behind[len(behind) // 2:]), 1.0, f"seconds behind the newest sample: {behind}")
+
     def test_a_motion_subscriber_that_never_reads_is_disconnected(self):
         """Its newest sample held (the socket is far from full), nothing more reaches it: after the
         stall timeout it is disconnected, as a client whose socket is full."""
-        self.stop()
-        self.daemon = Daemon("--claim-linger", "0.2", "--dbus", "off", "--stall-timeout", "1")
-        self.stream_still()
-        silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        silent.connect(self.daemon.socket_path)
-        self.addCleanup(silent.close)
+        silent = self.streaming_with_a_short_stall_timeout()
         silent.sendall(b'{"id": 1, "op": "subscribe", "topics": ["motion"], "rate": 100}\n')
         self.daemon.wait_for_log("client stalled: disconnecting", timeout=10)
 

@@ -254,6 +254,16 @@ struct DetectionStageTests {
         #expect(readPace.interval == 1 / SamplingPace.Settings().restRate)
     }
 
+    /// A paced stage with a gyroscope of its own, and what its switch was told, in order.
+    static func stageWithGyroscopeSwitch() -> (DetectionStage, ReadPace, NIOLockedValueBox<[Bool]>) {
+        let readPace = ReadPace()
+        let switched = NIOLockedValueBox<[Bool]>([])
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
+            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        return (stage, readPace, switched)
+    }
+
     @Test(
         """
         held fast for a hinge, the gyroscope (its own, or an IMU's channels) still runs only while the device \
@@ -261,11 +271,7 @@ struct DetectionStageTests {
         """
     )
     func holdFastLeavesTheGyroscopeToMotion() {
-        let readPace = ReadPace()
-        let switched = NIOLockedValueBox<[Bool]>([])
-        let stage = DetectionStage(
-            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
-            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        let (stage, readPace, switched) = Self.stageWithGyroscopeSwitch()
         _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a")))
         stage.samplingStarts()
         stage.holdFast(true)
@@ -290,11 +296,7 @@ struct DetectionStageTests {
 
     @Test("a gyroscope of its own stays off beside an IMU's (the samples take the IMU's rates), and runs without one")
     func ownGyroscopeStaysOffBesideAnIMU() {
-        let readPace = ReadPace()
-        let switched = NIOLockedValueBox<[Bool]>([])
-        let stage = DetectionStage(
-            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
-            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        let (stage, readPace, switched) = Self.stageWithGyroscopeSwitch()
         var imu = SensorDescription(identifier: "imu", name: "imu")
         imu.readsGyroscope = true
         _ = stage.observe(.available(imu))
@@ -312,11 +314,7 @@ struct DetectionStageTests {
         """
     )
     func gyroscopeFollowsTheSensor() {
-        let readPace = ReadPace()
-        let switched = NIOLockedValueBox<[Bool]>([])
-        let stage = DetectionStage(
-            configuration: DetectorConfiguration(), pace: SamplingPace.Settings(), readPace: readPace,
-            gyroscopeSwitch: { on in switched.withLockedValue { $0.append(on) } })
+        let (stage, readPace, switched) = Self.stageWithGyroscopeSwitch()
         stage.samplingStarts()
         #expect(switched.withLockedValue { $0 }.isEmpty, "no accelerometer yet")
         _ = stage.observe(.available(SensorDescription(identifier: "a", name: "a")))
