@@ -72,4 +72,45 @@ struct SocketFrontEndTests {
         close(staying.peer)
         _ = try? staying.channel.finish()
     }
+
+    @Test(
+        """
+        a motion sample held for a client behind on the stream goes before a later event, not after it: the \
+        client reads seq and state in order
+        """
+    )
+    func heldMotionKeepsTheOrder() throws {
+        var descriptors: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        let channel = EmbeddedChannel(
+            handler: ConnectionHandler(
+                frontEnd: hub.socket, credentials: nil, writer: SocketWriter(descriptor: descriptors[0])),
+            loop: loop)
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/nonexistent/orientd.sock")).wait()
+        try channel.writeInbound(
+            ByteBuffer(string: #"{"id":1,"op":"subscribe","topics":["motion","device"],"rate":20}"#))
+        var text = received(descriptors[1])
+        // 20 samples a second, unread: past 8 KiB the newest is held.
+        for step in 0..<20 {
+            let time = 1 + Double(step) * 0.05
+            let motion = MotionSample(time: time, gravity: Vector3(0, -9.81, 0), userAcceleration: .zero)
+            hub.handle(
+                .sample(SensorSample(time: time, reading: Vector3(0, -9.81, 0))), detection: .init(motion: motion))
+        }
+        hub.handle(
+            .sample(SensorSample(time: 2, reading: Vector3(-9.81, 0, 0))),
+            detection: .init(change: OrientationChange(time: 2, from: .unknown, to: .landscapeLeft)))
+        text += received(descriptors[1])
+        loop.advanceTime(by: .milliseconds(100))  // the held sample's checks, had it stayed held
+        text += received(descriptors[1])
+        let seqs = text.split(separator: "\n").compactMap { line -> Int? in
+            guard line.contains(#""type":"event""#), let range = line.range(of: #""seq":"#) else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(seqs.count >= 8, "\(seqs)")
+        #expect(seqs == seqs.sorted(), "in order: \(seqs)")
+        #expect(text.contains(#""to":"landscapeLeft""#))
+        close(descriptors[1])
+        _ = try? channel.finish()
+    }
 }
