@@ -294,8 +294,10 @@ class Gyroscope(ServingCase):
 class GyroscopeOfItsOwn(ServingCase):
     """An HID sensor hub's gyro_3d beside its accel_3d: two IIO devices."""
 
-    def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None, scale=GYRO_SCALE):
+    def add_gyroscope(self, number=1, raw=GYRO_RAW, matrix=None, scale=GYRO_SCALE, location=None):
         attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{scale}\n"]
+        if location:
+            attributes += ["location", f"{location}\n"]
         for axis, value in zip("xyz", raw):
             attributes += [f"in_anglvel_{axis}_raw", f"{value}\n"]
         if matrix:
@@ -374,6 +376,18 @@ class GyroscopeOfItsOwn(ServingCase):
         os.rename(attribute + ".gone", attribute)
         daemon.wait_for(lambda d: d.stderr_contains("gyroscope read again"), what="the rates back")
         self.assertEqual(client.request("get")["state"]["gyroscope"], {"status": "working"})
+
+    def test_one_in_a_convertibles_base_is_not_read_but_one_in_the_display_is(self):
+        """In the base it turns with the base: its rates are the display's only while the hinge holds
+        still, and in a frame turned by the hinge angle."""
+        self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        self.add_gyroscope(location="base")
+        text = orientd(self.bed, "list-sensors").stdout
+        self.assertIn("iio:device1  gyro_3d: gyroscope  (not read)", text)
+        self.assertIn("warning       iio:device1: in the base (sysfs location)", text)
+        self.add_gyroscope(number=2, location="lid")
+        self.assertIn("iio:device2  gyro_3d: gyroscope  ← read with the accelerometer while the device moves",
+                      orientd(self.bed, "list-sensors").stdout)
 
     def test_list_sensors_shows_it(self):
         self.bed.add_accelerometer(0, name="accel_3d")

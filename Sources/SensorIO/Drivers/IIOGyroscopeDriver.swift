@@ -25,6 +25,18 @@ struct IIOGyroscopeDriver: SensorDriver {
             (device.attribute("in_anglvel_\(axis)_\(suffix)") ?? device.attribute("in_anglvel_\(suffix)"))
                 .flatMap { Double($0.trimmingWhitespace()) }.flatMap { $0.isFinite ? $0 : nil }
         }
+        // In a convertible's base it turns with the base: its rates are the display's only while the
+        // hinge holds still, and in another frame (turned by the hinge angle), so it is not read.
+        let place = [("sysfs location", device.attribute("location")), ("sysfs label", device.attribute("label"))]
+            .first { _, text in
+                text.map { $0.trimmingWhitespace().lowercased() }.map { $0 == "base" || $0.hasSuffix("-base") } == true
+            }
+        let baseProblem = place.map { source, _ in
+            """
+            \(device.sysname): in the base (\(source)): it turns with the base, not the display: \
+            the gyroscope is not read
+            """
+        }
         let scaleProblem = GyroscopeAttributes.scaleProblem(
             device: device.sysname,
             scales: (["in_anglvel_scale"] + axes.map { "in_anglvel_\($0)_scale" }).map {
@@ -59,7 +71,8 @@ struct IIOGyroscopeDriver: SensorDriver {
                 deviceID: device.sysname, name: name, syspath: device.syspath, bufferTrigger: trigger,
                 paths: axes.map { device.syspath + "/in_anglvel_\($0)_raw" },
                 scale: axes.map { number($0, "scale") ?? 1 }, offset: axes.map { number($0, "offset") ?? 0 },
-                mountMatrix: matrix, mountMatrixOrigin: origin, problems: problems, notRead: scaleProblem))
+                mountMatrix: matrix, mountMatrixOrigin: origin, problems: problems, notRead: baseProblem ?? scaleProblem
+            ))
     }
 }
 
