@@ -25,9 +25,11 @@ struct SocketFrontEndTests {
         hub.handle(.available(SensorDescription(identifier: "iio:device0", name: "test")))
     }
 
-    /// A connected client subscribed to the device topic: its channel, and the far end of its socket
-    /// (what the client reads).
-    private func subscribedClient() throws -> (channel: EmbeddedChannel, peer: Int32) {
+    /// A connected client subscribed to the device topic (or as `subscribe` asks): its channel, and
+    /// the far end of its socket (what the client reads).
+    private func subscribedClient(
+        _ subscribe: String = #"{"id":1,"op":"subscribe","topics":["device"]}"#
+    ) throws -> (channel: EmbeddedChannel, peer: Int32) {
         var descriptors: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
         let channel = EmbeddedChannel(
@@ -35,7 +37,7 @@ struct SocketFrontEndTests {
                 frontEnd: hub.socket, credentials: nil, writer: SocketWriter(descriptor: descriptors[0])),
             loop: loop)
         try channel.connect(to: SocketAddress(unixDomainSocketPath: "/nonexistent/orientd.sock")).wait()
-        try channel.writeInbound(ByteBuffer(string: #"{"id":1,"op":"subscribe","topics":["device"]}"#))
+        try channel.writeInbound(ByteBuffer(string: subscribe))
         return (channel, descriptors[1])
     }
 
@@ -80,16 +82,8 @@ struct SocketFrontEndTests {
         """
     )
     func heldMotionKeepsTheOrder() throws {
-        var descriptors: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
-        let channel = EmbeddedChannel(
-            handler: ConnectionHandler(
-                frontEnd: hub.socket, credentials: nil, writer: SocketWriter(descriptor: descriptors[0])),
-            loop: loop)
-        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/nonexistent/orientd.sock")).wait()
-        try channel.writeInbound(
-            ByteBuffer(string: #"{"id":1,"op":"subscribe","topics":["motion","device"],"rate":20}"#))
-        var text = received(descriptors[1])
+        let (channel, peer) = try subscribedClient(#"{"id":1,"op":"subscribe","topics":["motion","device"],"rate":20}"#)
+        var text = received(peer)
         // 20 samples a second, unread: past 8 KiB the newest is held.
         for step in 0..<20 {
             let time = 1 + Double(step) * 0.05
@@ -100,9 +94,9 @@ struct SocketFrontEndTests {
         hub.handle(
             .sample(SensorSample(time: 2, reading: Vector3(-9.81, 0, 0))),
             detection: .init(change: OrientationChange(time: 2, from: .unknown, to: .landscapeLeft)))
-        text += received(descriptors[1])
+        text += received(peer)
         loop.advanceTime(by: .milliseconds(100))  // the held sample's checks, had it stayed held
-        text += received(descriptors[1])
+        text += received(peer)
         let seqs = text.split(separator: "\n").compactMap { line -> Int? in
             guard line.contains(#""type":"event""#), let range = line.range(of: #""seq":"#) else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
@@ -110,7 +104,7 @@ struct SocketFrontEndTests {
         #expect(seqs.count >= 8, "\(seqs)")
         #expect(seqs == seqs.sorted(), "in order: \(seqs)")
         #expect(text.contains(#""to":"landscapeLeft""#))
-        close(descriptors[1])
+        close(peer)
         _ = try? channel.finish()
     }
 }
