@@ -63,7 +63,8 @@ class Gyroscope(ServingCase):
     def test_list_sensors_names_the_gyroscope_of_an_imu(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())
         listing = self.list_sensors()
-        self.assertIn("in_anglvel in the same device", listing["sensors"][0]["gyroscope"], listing)
+        self.assertIn("in_anglvel of iio:device0, read with the accelerometer (polled)", listing["sensors"][0]["gyroscope"],
+                      listing)
 
     def test_its_rates_reach_the_motion_topic_converted_by_its_scale(self):
         self.bed.add_accelerometer(0, name="mpu6050", attributes=imu_attributes())

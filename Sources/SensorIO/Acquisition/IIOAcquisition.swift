@@ -115,14 +115,9 @@ final class IIOAcquisition: Sendable {
         }
         description.readsGyroscope = gyroscope != nil
         if gyroscopeChannels.count == 3 {
-            description.gyroscope =
-                gyroscope != nil
-                ? """
-                in_anglvel of \(deviceID), read with the accelerometer \
-                (\(mode == .buffer ? "in the buffer" : "polled")) while the device moves
-                """
-                : "in_anglvel of \(deviceID), not read: "
-                    + (scaleProblem ?? "its channels are not in the buffer's scan elements")
+            description.gyroscope = GyroscopeAttributes.imuText(
+                device: deviceID, buffered: mode == .buffer,
+                notRead: gyroscope != nil ? nil : scaleProblem ?? "its channels are not in the buffer's scan elements")
             // One chip, one frame: a matrix of the gyroscope's own that differs, or cannot be read,
             // is said, and the accelerometer's is used for both.
             if let problem = GyroscopeAttributes.imuMatrixProblem(

@@ -80,14 +80,12 @@ public enum AccelerometerDiscovery {
                     (attribute: $0, text: device?.attribute($0))
                 })
             description.readsGyroscope = (buffered ? scanned : polled) && scaleProblem == nil
-            description.gyroscope =
-                description.readsGyroscope
-                ? """
-                in_anglvel in the same device, read with the accelerometer (\(buffered ? "in the buffer" : "polled")) \
-                while the device moves
-                """
-                : "in_anglvel in the same device, not read: "
-                    + (scaleProblem ?? (buffered ? "not in the buffer's scans" : "no raw values"))
+            description.gyroscope = GyroscopeAttributes.imuText(
+                device: candidate.deviceID, buffered: buffered,
+                notRead: description.readsGyroscope
+                    ? nil
+                    : scaleProblem
+                        ?? (buffered ? "its channels are not in the buffer's scan elements" : "no raw values"))
             if let problem = GyroscopeAttributes.imuMatrixProblem(
                 device: candidate.deviceID, attribute: "in_anglvel_mount_matrix",
                 text: device?.attribute("in_anglvel_mount_matrix"), accelerometer: description.mountMatrix)

@@ -24,6 +24,18 @@ enum GyroscopeAttributes {
         return nil
     }
 
+    /// An IMU's gyroscope in words, as `list-sensors` and the daemon's log give it (one text, so the
+    /// log says it once): read with the accelerometer (`buffered` or polled), or why not.
+    static func imuText(device: String, buffered: Bool, notRead: String?) -> String {
+        guard let notRead else {
+            return """
+                in_anglvel of \(device), read with the accelerometer (\(buffered ? "in the buffer" : "polled")) \
+                while the device moves
+                """
+        }
+        return "in_anglvel of \(device), not read: \(notRead)"
+    }
+
     /// The gyroscope's own matrix (`attribute`'s `text`) read as the IMU's: nil when absent or the
     /// accelerometer's; otherwise the warning (the accelerometer's is used: one chip, one frame).
     static func imuMatrixProblem(
