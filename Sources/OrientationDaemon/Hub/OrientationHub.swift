@@ -461,11 +461,9 @@ public final class OrientationHub: Sendable {
             for problem in problems { sensorLogger.warning("\(problem)") }
             onLoop.ownGyroscope = name
             perform(onLoop.machine.gyroscopeAvailable(true, at: now))
-        case .unavailable(let reason):
+        case .unavailable(let reason, let unusable):
             // A gyroscope that is there but cannot be read is worth a warning.
-            sensorLogger.log(
-                level: reason.hasSuffix("the gyroscope is not read") ? .warning : .info,
-                "no gyroscope of its own: \(reason)")
+            sensorLogger.log(level: unusable ? .warning : .info, "no gyroscope of its own: \(reason)")
             onLoop.ownGyroscope = nil
             perform(onLoop.machine.gyroscopeAvailable(false, at: now))
         case .lost(let reason):

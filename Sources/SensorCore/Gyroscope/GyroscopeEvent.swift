@@ -8,8 +8,9 @@ public enum GyroscopeEvent: Sendable, Hashable {
     /// (`iio:device2 (gyro_3d)`), its mount matrix (sensor axes → display axes), and what its
     /// attributes got wrong that was worked around (warnings: a matrix that cannot be parsed).
     case available(name: String, mountMatrix: MountMatrix, problems: [String] = [])
-    /// None: none found, or removed. The accelerometer decides alone.
-    case unavailable(reason: String)
+    /// None: none found, or removed, or (`unusable`) one found that cannot be read (a scale that
+    /// converts nothing, a place in a convertible's base). The accelerometer decides alone.
+    case unavailable(reason: String, unusable: Bool = false)
     /// A reading: monotonic seconds and rad/s about the sensor's axes (right-hand rule).
     case rate(time: Double, rate: Vector3)
     /// It cannot be read (said once per episode; the next rate ends it): the accelerometer decides

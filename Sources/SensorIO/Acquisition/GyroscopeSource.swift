@@ -28,8 +28,9 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
                         if case .gyroscope(let device) = $0.match { device } else { nil }
                     }
                     // The first one whose rates can be converted; else why the first is not read.
-                    return (found.first { $0.notRead == nil }).map { .success($0) }
-                        ?? .failure(.init(reason: found.first?.notRead ?? "no gyroscope in a device of its own"))
+                    if let usable = found.first(where: { $0.notRead == nil }) { return .success(usable) }
+                    if let notRead = found.first?.notRead { return .failure(.init(reason: notRead, isUnusable: true)) }
+                    return .failure(.init(reason: "no gyroscope in a device of its own"))
                 },
                 same: { $0 == $1 }, syspath: \.syspath, identity: { "\($0.deviceID) (\($0.name))" },
                 available: { device in
@@ -44,7 +45,8 @@ public final class UdevGyroscopeSource: GyroscopeSource, Sendable {
                         ? GyroscopePoller(device: device, interval: interval, pace: pace, emit: emit)
                             as any SensorReader
                         : GyroscopeBufferReader(device: device, emit: emit, lost: lost)
-                }))
+                },
+                unusable: { .unavailable(reason: $0, unusable: true) }))
     }
 
     public func start() throws(SensorStartError) { try watched.start() }

@@ -41,11 +41,15 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
                 _ found: Found, _ queue: DispatchQueue, _ emit: @escaping @Sendable (Event) -> Void,
                 _ lost: @escaping @Sendable (String) -> Void
             ) -> (any SensorReader)?
+        /// What to say when a sensor is there but cannot be used (``Absent/isUnusable``); nil: as
+        /// `unavailable`.
+        var unusable: (@Sendable (_ reason: String) -> Event)? = nil
     }
 
-    /// Why no sensor is read.
+    /// Why no sensor is read: none is there, or one is that cannot be used (a warning, not news).
     struct Absent: Error {
         let reason: String
+        var isUnusable = false
     }
 
     let outlet = EventOutlet<Event>()
@@ -145,7 +149,8 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
                 stopReading(&state)
                 state.current = nil
             }
-            reportUnavailable(absent.reason, &state)
+            reportUnavailable(
+                absent.reason, &state, as: absent.isUnusable ? kind.unusable ?? kind.unavailable : kind.unavailable)
         case .success(let chosen):
             if let unreadable = state.unreadable, unreadable.syspath == kind.syspath(chosen) {
                 reportUnavailable(unreadable.reason, &state)
@@ -160,10 +165,12 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         }
     }
 
-    private func reportUnavailable(_ reason: String, _ state: inout State) {
+    private func reportUnavailable(
+        _ reason: String, _ state: inout State, as event: ((String) -> Event)? = nil
+    ) {
         guard state.announcedUnavailable == nil else { return }
         state.announcedUnavailable = reason
-        outlet.emit(kind.unavailable(reason))
+        outlet.emit((event ?? kind.unavailable)(reason))
     }
 
     /// On `queue` (the udev watch's handler): the sensor (or a parent of it, a hub taken away)
