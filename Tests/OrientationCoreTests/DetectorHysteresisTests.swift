@@ -90,25 +90,40 @@ struct DetectorHysteresisTests {
     @Test("wobbling between 35° and 55° for 20 s never flaps: the pause at 55° (0.2 s) may count once, no more")
     func wobbleAt45() {
         // Each turn pauses past the 53° line long enough to pass the rest test and the dwell time;
-        // the way back to portrait by the dwell rule then needs 29° (twice the margin), which 35°
-        // never reaches.
+        // the way back to portrait by the dwell rule then needs a turn back of twice the margin (32°)
+        // from there, to about 23°, which 35° never reaches.
         let reported = wobbled(amplitude: 10)
         #expect(reported == [.portrait] || reported == [.portrait, .landscapeLeft], "\(reported)")
     }
 
-    @Test("a dwell change is undone by a pose held past the return line (twice the margin), not before")
+    @Test("a dwell change is undone by a turn back of twice the margin from where it was made, not before")
     func dwellReturnLine() {
         var simulator = PoseSimulator()
         simulator.hold(.portrait, for: 1)
         simulator.turn(from: .portrait, to: Pose(angle: 60, tilt: 10), over: 0.5)
         simulator.hold(Pose(angle: 60, tilt: 10), for: 2)
         #expect(simulator.reported == [.portrait, .landscapeLeft])
-        // 33° is past landscape's dwell line (57° from its axis) but not past the return line (61°).
+        // 33° is past landscape's dwell line (57° from its axis) but only 27° back from 60°, short of
+        // twice the margin (32°); 26° is 34° back.
         simulator.turn(from: Pose(angle: 60, tilt: 10), to: Pose(angle: 33, tilt: 10), over: 0.5)
         simulator.hold(Pose(angle: 33, tilt: 10), for: 2)
         #expect(simulator.reported == [.portrait, .landscapeLeft])
         simulator.turn(from: Pose(angle: 33, tilt: 10), to: Pose(angle: 26, tilt: 10), over: 0.3)
         simulator.hold(Pose(angle: 26, tilt: 10), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
+    }
+
+    @Test("the return is measured from where the dwell change was made: taken at 63°, undone at 30°, 33° back")
+    func dwellReturnFromWhereTaken() {
+        var simulator = PoseSimulator()
+        simulator.hold(.portrait, for: 1)
+        simulator.turn(from: .portrait, to: Pose(angle: 63, tilt: 10), over: 0.6)
+        simulator.hold(Pose(angle: 63, tilt: 10), for: 2)
+        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        // 30° from portrait is 60° from landscapeLeft's axis, short of the 61° a return line
+        // measured from the axis would ask, but 33° back from where landscapeLeft was taken.
+        simulator.turn(from: Pose(angle: 63, tilt: 10), to: Pose(angle: 30, tilt: 10), over: 0.6)
+        simulator.hold(Pose(angle: 30, tilt: 10), for: 2)
         #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
     }
 

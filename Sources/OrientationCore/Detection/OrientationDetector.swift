@@ -161,11 +161,13 @@ public struct OrientationDetector: Sendable {
     private var slowCandidate: DeviceOrientation?
     private var slowCandidateSince = 0.0
     private var slowCandidateDirection = Vector3.zero
-    /// The orientation the last change left, if the dwell rule made it: returning to it by the dwell
-    /// rule needs twice the margin (the line at `45° + margin`), so a hand wobbling about the
+    /// The orientation the last change left, if the dwell rule made it, and the direction in the
+    /// screen plane it was made at (unit, x and y): returning to it by the dwell rule needs the
+    /// device turned back by twice the margin from that direction, so a hand wobbling about the
     /// diagonal, which pauses past the line at each turn, changes the orientation once, not at each
-    /// pause.
-    private var leftByDwell: DeviceOrientation?
+    /// pause. Measured from where the change was made, not from the axis: a pose taken far past the
+    /// line is left by a turn of the same size as one taken at it (detection.md §15).
+    private var leftByDwell: (orientation: DeviceOrientation, x: Double, y: Double)?
     private var restingDwellCandidate: DeviceOrientation?
     private var restingDwellSince = 0.0
     private var restingDwellDirection = Vector3.zero
@@ -519,7 +521,7 @@ public struct OrientationDetector: Sendable {
         } else {
             guard time - restingDwellSince >= configuration.dwellTime else { return nil }
         }
-        return accept(target, at: time, byDwell: true)
+        return accept(target, at: time, byDwell: resting)
     }
 
     /// The dwell rule in motion: walking or carried, the raw samples never rest, and the low-passed
@@ -572,7 +574,7 @@ public struct OrientationDetector: Sendable {
             direction.dot(movingDwellSum) >= cosDwellMovingSpread * movingDwellSum.magnitude,
             ahead.map({ dwellTarget($0, line: .diagonal) == candidate }) ?? true
         else { return nil }
-        return accept(candidate, at: time, byDwell: true)
+        return accept(candidate, at: time, byDwell: judgedUp)
     }
 
     /// The neighbour `up` asks for under the dwell rule, or nil: the current orientation is upright,
@@ -588,8 +590,10 @@ public struct OrientationDetector: Sendable {
         guard sinTilt < sinUprightMaximum, sinTilt > sinUprightMinimum, planar > 0 else { return nil }
         let nearest = Self.nearestUpright(up)
         guard nearest != orientation else { return nil }
-        let cosLine = nearest == leftByDwell ? line.cosReturn : line.cosLine
-        guard (up.x * current.x + up.y * current.y) / planar <= cosLine else { return nil }
+        guard (up.x * current.x + up.y * current.y) / planar <= line.cosLine else { return nil }
+        if let left = leftByDwell, nearest == left.orientation {
+            guard (up.x * left.x + up.y * left.y) / planar <= line.cosReturnTurn else { return nil }
+        }
         return nearest
     }
 
@@ -607,14 +611,15 @@ public struct OrientationDetector: Sendable {
     }
 
     /// A dwell line as the cosine of its angle from the current axis, `45° + margin / 2`, and of the
-    /// line back to the orientation a dwell change left, `45° + margin` (twice the margin).
+    /// turn back, twice the margin, that a return to the orientation a dwell change left needs from
+    /// the direction the change was made at.
     private struct DwellLine {
         var cosLine: Double
-        var cosReturn: Double
+        var cosReturnTurn: Double
 
         init(margin: Double) {
             cosLine = cos((45 + margin / 2) * .pi / 180)
-            cosReturn = cos((45 + margin) * .pi / 180)
+            cosReturnTurn = cos(2 * margin * .pi / 180)
         }
 
         /// The diagonal itself (no margin).
@@ -674,13 +679,17 @@ public struct OrientationDetector: Sendable {
         }
     }
 
+    /// Takes `candidate`; `byDwell` is the up vector the dwell rule took it at, if it did.
     private mutating func accept(
-        _ candidate: DeviceOrientation, at time: Double, byDwell: Bool = false
+        _ candidate: DeviceOrientation, at time: Double, byDwell: Vector3? = nil
     )
         -> OrientationChange
     {
         let change = OrientationChange(time: time, from: orientation, to: candidate)
-        leftByDwell = byDwell ? orientation : nil
+        leftByDwell = byDwell.map { up in
+            let planar = (up.x * up.x + up.y * up.y).squareRoot()
+            return (orientation, up.x / planar, up.y / planar)
+        }
         orientation = candidate
         slowCandidate = nil
         restingDwellCandidate = nil
