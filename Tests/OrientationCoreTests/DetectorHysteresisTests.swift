@@ -96,35 +96,40 @@ struct DetectorHysteresisTests {
         #expect(reported == [.portrait] || reported == [.portrait, .landscapeLeft], "\(reported)")
     }
 
-    @Test("a dwell change is undone by a turn back of twice the margin from where it was made, not before")
-    func dwellReturnLine() {
+    /// From portrait turned to `angle` (tilted 10°) and held 2 s, then to each of `returns` in turn,
+    /// each held 2 s: what was reported after each hold.
+    func dwellTakenThenTurnedBack(at angle: Double, to returns: [Double]) -> [[DeviceOrientation]] {
         var simulator = PoseSimulator()
         simulator.hold(.portrait, for: 1)
-        simulator.turn(from: .portrait, to: Pose(angle: 60, tilt: 10), over: 0.5)
-        simulator.hold(Pose(angle: 60, tilt: 10), for: 2)
-        #expect(simulator.reported == [.portrait, .landscapeLeft])
+        var from = Pose.portrait
+        var reported: [[DeviceOrientation]] = []
+        for target in [angle] + returns {
+            let pose = Pose(angle: target, tilt: 10)
+            simulator.turn(from: from, to: pose, over: 0.5)
+            simulator.hold(pose, for: 2)
+            reported.append(simulator.reported)
+            from = pose
+        }
+        return reported
+    }
+
+    @Test("a dwell change is undone by a turn back of twice the margin from where it was made, not before")
+    func dwellReturnLine() {
         // 33° is past landscape's dwell line (57° from its axis) but only 27° back from 60°, short of
         // twice the margin (32°); 26° is 34° back.
-        simulator.turn(from: Pose(angle: 60, tilt: 10), to: Pose(angle: 33, tilt: 10), over: 0.5)
-        simulator.hold(Pose(angle: 33, tilt: 10), for: 2)
-        #expect(simulator.reported == [.portrait, .landscapeLeft])
-        simulator.turn(from: Pose(angle: 33, tilt: 10), to: Pose(angle: 26, tilt: 10), over: 0.3)
-        simulator.hold(Pose(angle: 26, tilt: 10), for: 2)
-        #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
+        let reported = dwellTakenThenTurnedBack(at: 60, to: [33, 26])
+        #expect(
+            reported == [
+                [.portrait, .landscapeLeft], [.portrait, .landscapeLeft], [.portrait, .landscapeLeft, .portrait],
+            ])
     }
 
     @Test("the return is measured from where the dwell change was made: taken at 63°, undone at 30°, 33° back")
     func dwellReturnFromWhereTaken() {
-        var simulator = PoseSimulator()
-        simulator.hold(.portrait, for: 1)
-        simulator.turn(from: .portrait, to: Pose(angle: 63, tilt: 10), over: 0.6)
-        simulator.hold(Pose(angle: 63, tilt: 10), for: 2)
-        #expect(simulator.reported == [.portrait, .landscapeLeft])
         // 30° from portrait is 60° from landscapeLeft's axis, short of the 61° a return line
         // measured from the axis would ask, but 33° back from where landscapeLeft was taken.
-        simulator.turn(from: Pose(angle: 63, tilt: 10), to: Pose(angle: 30, tilt: 10), over: 0.6)
-        simulator.hold(Pose(angle: 30, tilt: 10), for: 2)
-        #expect(simulator.reported == [.portrait, .landscapeLeft, .portrait])
+        let reported = dwellTakenThenTurnedBack(at: 63, to: [30])
+        #expect(reported == [[.portrait, .landscapeLeft], [.portrait, .landscapeLeft, .portrait]])
     }
 
     @Test("the band's width is the configured gap")
