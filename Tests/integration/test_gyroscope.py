@@ -432,11 +432,10 @@ class GyroscopeOfItsOwn(ServingCase):
         daemon.wait_for(lambda d: d.stderr_contains("no gyroscope of its own: iio:device1 (gyro_3d) was removed"),
                         what="the removal")
 
-    def test_an_hid_gyroscope_is_read_from_its_buffer_not_its_raw_attributes(self):
-        """An HID hub answers each raw read with a request to the hub: its gyro_3d, whose three
-        channels are scan elements with a trigger, is read from the buffer while the device moves,
-        and the buffer is switched off again at rest."""
-        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+    def add_hid_gyroscope(self, number=1, buffer_node=True):
+        """An HID hub's gyro_3d: its three channels scan elements paced by its trigger; without
+        `buffer_node` its /dev node is missing, so its buffer cannot be opened (as one the service's
+        user may not open)."""
         attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n", "buffer/length", "1\n",
                       "buffer/enable", "0\n", "trigger/current_trigger", "\n",
                       "scan_elements/in_timestamp_en", "0\n", "scan_elements/in_timestamp_index", "3\n",
@@ -445,9 +444,37 @@ class GyroscopeOfItsOwn(ServingCase):
             attributes += [f"in_anglvel_{axis}_raw", f"{value}\n", f"scan_elements/in_anglvel_{axis}_en", "0\n",
                            f"scan_elements/in_anglvel_{axis}_index", f"{index}\n",
                            f"scan_elements/in_anglvel_{axis}_type", "le:s16/16>>0\n"]
-        path = self.bed.bed.add_device("iio", "iio:device1", None, attributes, ["DEVNAME", "/dev/iio:device1"])
-        self.bed.make_buffer_node(1)
-        self.bed.bed.add_device("iio", "trigger1", None, ["name", "gyro_3d-dev1\n"], [])
+        path = self.bed.bed.add_device("iio", f"iio:device{number}", None, attributes,
+                                       ["DEVNAME", f"/dev/iio:device{number}"])
+        if buffer_node:
+            self.bed.make_buffer_node(number)
+        self.bed.bed.add_device("iio", f"trigger{number}", None, ["name", f"gyro_3d-dev{number}\n"], [])
+        return path
+
+    def test_a_gyroscope_whose_buffer_cannot_be_opened_takes_nothing_down(self):
+        """Its buffer refused (the real kernel's EACCES for a node the rule gave no group; here no
+        node at all): said once, the gyroscope unavailable, and the daemon goes on serving turns from
+        the accelerometer alone. Before, the loss was handled inside the lock that opened it, which
+        trapped (Recursive call to lock Mutex) and took the daemon down at every claim."""
+        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        self.add_hid_gyroscope(buffer_node=False)
+        daemon, client = self.serve()
+        self.assertTrue(client.request("subscribe", topics=["device", "motion"], rate=25)["ok"])
+        daemon.wait_for(lambda d: d.stderr_contains("iio:device1 (gyro_3d) lost:"), what="the buffer refused")
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        self.bed.set_raw(accelerometer, 1000, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight")
+        motion = client.next_event(lambda e: e["topic"] == "motion")
+        self.assertIsNone(motion["rotationRate"])
+        self.assertIsNone(daemon.process.poll(), "orientd is still running")
+        self.assertFalse(daemon.stderr_contains("Fatal error"), daemon.stderr_lines[-20:])
+
+    def test_an_hid_gyroscope_is_read_from_its_buffer_not_its_raw_attributes(self):
+        """An HID hub answers each raw read with a request to the hub: its gyro_3d, whose three
+        channels are scan elements with a trigger, is read from the buffer while the device moves,
+        and the buffer is switched off again at rest."""
+        accelerometer = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -1000, 0))
+        path = self.add_hid_gyroscope()
         raw_reads = ReadCounter(os.path.join(self.bed.root, path.lstrip("/"), "in_anglvel_x_raw"))
         self.addCleanup(raw_reads.close)
         daemon, client = self.serve()

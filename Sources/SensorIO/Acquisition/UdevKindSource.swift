@@ -66,7 +66,7 @@ public final class UdevKindSource: KindSensorSource, Sendable {
         case .buffer(let deviceID, let channel, let trigger, let conversion):
             return BufferedChannelReader(
                 deviceID: deviceID, channel: channel, trigger: trigger, conversion: conversion, emit: emit,
-                lost: { reason in queue.async { lost(reason) } })
+                lost: lost)
         }
     }
 }
@@ -200,8 +200,7 @@ final class EvdevSwitchReader: SensorReader {
         self.device = device
         descriptor = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            let reason = "\(node): \(Errno.name(errno))"
-            queue.async { lost(reason) }
+            lost("\(node): \(Errno.name(errno))")
             return
         }
         reportState()

@@ -35,7 +35,7 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         let available: @Sendable (Found) -> Event
         let unavailable: @Sendable (_ reason: String) -> Event
         /// Starts reading `found` (on the queue): what it reads goes to `emit`, on any thread; `lost`
-        /// (on the queue) says the device went away under the reader.
+        /// (any thread, also before `read` returns) says the device went away under the reader.
         let read:
             @Sendable (
                 _ found: Found, _ queue: DispatchQueue, _ emit: @escaping @Sendable (Event) -> Void,
@@ -201,9 +201,14 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         guard state.sampling, state.reader == nil, let current = state.current else { return }
         state.readerGeneration += 1
         let generation = state.readerGeneration
+        // A reader may say it lost its device while `read` still runs (a buffer it cannot open),
+        // inside this lock: the loss is handled afterwards, on the queue, never within it (taken
+        // again from inside, the lock traps and takes the daemon down).
         state.reader = kind.read(
             current, queue, { [outlet] in outlet.emit($0) },
-            { [weak self] reason in self?.readerLost(reason, generation: generation) })
+            { [weak self, queue] reason in
+                queue.async { [weak self] in self?.readerLost(reason, generation: generation) }
+            })
     }
 
     private func stopReading(_ state: inout State) {
