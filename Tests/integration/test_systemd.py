@@ -323,5 +323,22 @@ class UdevRule(unittest.TestCase):
         self.add("P: /devices/virtual/misc/uinput\nN: uinput\nE: DEVNAME=/dev/uinput\nE: SUBSYSTEM=misc\nE: MAJOR=10\nE: MINOR=223\n")
         self.assertIn("run: '/usr/bin/setfacl -m g:orientd:rw /dev/uinput'", self.udev_test("/sys/devices/virtual/misc/uinput"))
 
+    def test_a_gyroscope_gets_the_groups_access_but_starts_nothing(self):
+        """An HID hub's gyro_3d is read through its buffer: its node and buffer attributes go to the
+        iio group, or the packaged service (User=orientd) cannot open it (EACCES on a real kernel);
+        it comes with the accelerometer, so it starts nothing alone."""
+        gyroscope = self.bed.add_buffered_channel(1, "anglvel_x", "gyro_3d", scan_type="le:s16/16>>0")
+        output = self.udev_test(gyroscope)
+        self.assertRegex(output, r"ORIENTD_COMPANION=gyroscope")
+        self.assertNotIn("orientd.service", output)
+        # The access lines ran for it (the node's GROUP is set on the same path; this machine has no
+        # iio group for udevadm test to show it): the attributes orientd writes become the group's.
+        access = [line for line in output.splitlines() if line.startswith(f"run: '/bin/sh -c 'cd {gyroscope} ")]
+        self.assertTrue(access, output)
+        for attribute in ("scan_elements/*_en", "buffer/enable", "trigger/current_trigger", "in_*_hysteresis",
+                          "in_*_sampling_frequency"):
+            self.assertIn(attribute, access[0])
+
+
 if __name__ == "__main__":
     unittest.main()

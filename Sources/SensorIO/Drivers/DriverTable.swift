@@ -70,11 +70,20 @@ protocol SensorDriver: Sendable {
     var subsystems: [String] { get }
     /// What marks one of its devices in the udev rule (systemd/60-orientd.rules), beyond its
     /// subsystem: each entry one rule line's conditions (`TEST=="in_illuminance_input"`), any of which
-    /// tags the device `ORIENTD_SENSOR` and starts the service. Empty for a driver whose devices
-    /// start nothing alone (a hinge angle or a lid switch comes with accelerometers).
+    /// gives an IIO device's node and the attributes orientd writes to the service's group. Empty
+    /// for a driver whose devices need nothing the kernel does not give everyone (a hinge angle's
+    /// `raw` attribute; a lid switch, which the rule's input lines cover).
     var udevConditions: [String] { get }
+    /// Whether one of its devices alone starts the service (`ORIENTD_SENSOR`), or only comes with a
+    /// sensor that does and is read beside it (`ORIENTD_COMPANION`: a gyroscope). Access and start
+    /// are apart: a gyroscope's buffer must be opened by the service, which its accelerometer starts.
+    var startsService: Bool { get }
     /// The match when `device` is one of this driver's, nil otherwise.
     func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch?
+}
+
+extension SensorDriver {
+    var startsService: Bool { true }
 }
 
 /// The one table that discovery walks.
@@ -118,7 +127,8 @@ enum SensorDrivers {
     }
 
     /// The udev rule's kind section (systemd/60-orientd.rules, between its `driver table` markers):
-    /// each driver's conditions tag its devices `ORIENTD_SENSOR` with what they serve; the IIO lines
+    /// each driver's conditions tag its devices with what they serve, `ORIENTD_SENSOR` (which starts
+    /// the service) or `ORIENTD_COMPANION` (read beside such a sensor, given access only); the IIO lines
     /// come last, after the line that sends every other subsystem past them, because the rule's
     /// next lines (the device node's group, the writable attributes) are for IIO devices only.
     /// `DriverTableTests` holds the file to it, so a driver's probe and the rule cannot drift apart.
@@ -132,13 +142,16 @@ enum SensorDrivers {
             case .gyroscope: "gyroscope"
             }
         }
+        func marks(_ driver: any SensorDriver) -> String {
+            #"ENV{\#(driver.startsService ? "ORIENTD_SENSOR" : "ORIENTD_COMPANION")}+="\#(tag(driver))""#
+        }
         let tagging = table.filter { !$0.udevConditions.isEmpty }
         let others = tagging.filter { !$0.subsystems.contains("iio") }.flatMap { driver in
             let subsystem = #"SUBSYSTEM=="\#(driver.subsystems.joined(separator: "|"))""#
-            return driver.udevConditions.map { #"\#(subsystem), \#($0), ENV{ORIENTD_SENSOR}+="\#(tag(driver))""# }
+            return driver.udevConditions.map { #"\#(subsystem), \#($0), \#(marks(driver))"# }
         }
         let iio = tagging.filter { $0.subsystems.contains("iio") }.flatMap { driver in
-            driver.udevConditions.map { #"\#($0), ENV{ORIENTD_SENSOR}+="\#(tag(driver))""# }
+            driver.udevConditions.map { #"\#($0), \#(marks(driver))"# }
         }
         return others + [#"SUBSYSTEM!="iio", GOTO="orientd_kinds_end""#] + iio
     }

@@ -12,8 +12,10 @@ struct IIOGyroscopeDriver: SensorDriver {
     let name = "iio-poll-gyro"
     let target = DriverTarget.gyroscope
     let subsystems = ["iio"]
-    /// A gyroscope comes with the accelerometer that starts the service.
-    let udevConditions: [String] = []
+    /// Its node and buffer attributes go to the service's group (an HID hub's `gyro_3d` is read
+    /// through its buffer), but it starts nothing: it comes with the accelerometer that does.
+    let udevConditions = [#"TEST=="in_anglvel_x_raw""#, #"TEST=="scan_elements/in_anglvel_x_en""#]
+    let startsService = false
 
     func probe(_ device: some SensorDevice, context: DriverContext) -> DriverMatch? {
         let axes = ["x", "y", "z"]
