@@ -272,6 +272,8 @@ struct ListSensorsCommand: AsyncParsableCommand {
                     \(SamplingFrequencyChoice.text(SamplingPace.Settings().restRate)) Hz) while it lies still
                     """
                 )
+            case .buffer? where description.restPacing != nil:
+                row("pacing", "adaptive: every report while the device moves; at rest \(description.restPacing ?? "")")
             case .buffer?:
                 row(
                     "pacing",

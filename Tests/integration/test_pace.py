@@ -2,13 +2,14 @@
 the held rate while it sways), the first reading that moves brings the sampling rate back, and
 --rest-rate 0 reads at the rate always. How often the simulated attribute is read is counted with inotify (IN_ACCESS)."""
 import os
+import select
 import subprocess
 import tempfile
 import threading
 import time
 
 from daemon import Client
-from testbed import ORIENTD, ReadCounter, TestbedCase, motion_event, orientd
+from testbed import IN_MODIFY, ORIENTD, AttributeWatcher, ReadCounter, TestbedCase, inotify_watch, motion_event, orientd
 
 ORIENTCTL = os.path.join(os.path.dirname(ORIENTD), "orientctl")
 
@@ -170,6 +171,57 @@ class Pace(TestbedCase):
         client.next_event(lambda e: e["state"]["device"] == "landscapeRight", timeout=5)
         daemon.wait_for(lambda d: d.stderr_contains("the device moves: read at the sampling rate"), what="motion")
         self.assertFalse(daemon.stderr_contains("sensor fault"), [line for line in daemon.stderr_lines if "sensor fault" in line])
+
+
+    def test_an_hid_hub_is_given_its_change_sensitivity_at_rest_and_its_quiet_holds_the_orientation(self):
+        """An HID hub's accel_3d (raw in 0.01 g) reports every 100 ms, or with a change sensitivity
+        only what moved by it (the kernel's in_accel_hysteresis, in g): at rest orientd sets it, so a
+        still device sends nothing and wakes nobody, and the quiet holds the orientation (no silence,
+        no fault); a turn is reported, cleared again, and heard. The buffer is made once for all of
+        it: made anew, a hub is powered off and on, and its first report waits two intervals."""
+        path = self.bed.add_accelerometer(0, name="accel_3d", raw=(0, -100, 0), scale="0.0980665", buffered=True,
+                                          trigger="accel_3d-dev0", sampling=None,
+                                          attributes={"in_accel_hysteresis": "0", "in_accel_sampling_frequency": "10"})
+        enables = inotify_watch(os.path.join(self.bed.root, path.lstrip("/"), "buffer/enable"), IN_MODIFY)
+        self.addCleanup(os.close, enables)
+        pose, sent, stop = [(0, -100, 0)], [0], threading.Event()
+
+        def hub():
+            """Every report interval: the values, with a count of noise, unless within the sensitivity
+            of the last report sent."""
+            last, k = None, 0
+            while not stop.wait(0.1):
+                k += 1
+                value = (pose[0][0] + k % 2, pose[0][1], pose[0][2])
+                sensitivity = float(self.bed.attribute(path, "in_accel_hysteresis") or 0) * 100  # counts
+                if last and sensitivity > 0 and max(abs(a - b) for a, b in zip(value, last)) < sensitivity:
+                    continue
+                try:
+                    self.bed.write_scans(0, [(*value, time.monotonic_ns())])
+                except OSError:
+                    continue  # no reader for an instant
+                last = value
+                sent[0] += 1
+        writer = threading.Thread(target=hub, daemon=True)
+        self.addCleanup(lambda: (stop.set(), writer.join()))
+        daemon, client = self.serve("--acquisition", "buffer")
+        writer.start()
+        client.next_event(lambda e: e["state"]["device"] == "portrait")
+        watcher = AttributeWatcher(self.bed, path, "in_accel_hysteresis")
+        self.addCleanup(watcher.close)
+        watcher.wait_for("0.05", "the sensitivity set at rest")
+        self.assertIn("the hub's change sensitivity (0.05 g at rest", orientd(self.bed, "list-sensors").stdout)
+        # Three seconds of quiet, longer than the detector's silence timeout (2 s).
+        before = sent[0]
+        time.sleep(3)  # a measurement window: the reports sent during it are counted
+        self.assertEqual(sent[0], before, "a still device sends nothing")
+        self.assertEqual(client.request("get")["state"]["device"], "portrait")
+        pose[0] = (100, 0, 0)
+        client.next_event(lambda e: e["state"]["device"] == "landscapeRight", timeout=5)
+        self.assertFalse(daemon.stderr_contains("sensor fault"), [line for line in daemon.stderr_lines if "fault" in line])
+        self.assertFalse([line for line in daemon.stderr_lines if "unknown" in line and "device" in line])
+        writes = len(os.read(enables, 65536)) // 16 if select.select([enables], [], [], 0)[0] else 0
+        self.assertLessEqual(writes, 2, "buffer/enable written more than once each way: the buffer was made anew")
 
 
 MAG_RISING = {f"events/in_accel_{axis}_mag_rising_en": "0" for axis in "xyz"}  # mma8452's transient detection

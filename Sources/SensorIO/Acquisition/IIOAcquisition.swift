@@ -113,6 +113,19 @@ final class IIOAcquisition: Sendable {
             }
             pace.restsOnMotionEvents = motionInterrupt != nil
         }
+        // An HID hub reports only what changes once its sensitivity is set: at rest it then sends
+        // nothing. Cleared for now (sampling starts fast); a refusal is said and the batches stay.
+        var sensitivity = mode == .buffer ? ChangeSensitivity(device: device, channel: channels[0]) : nil
+        if var tried = sensitivity {
+            if let refused = tried.set(ChangeSensitivity.wanted(resting: false)) {
+                description.restPacing =
+                    "batches of the rest interval (the hub's change sensitivity cannot be set: \(refused))"
+                sensitivity = nil
+            } else {
+                description.restPacing = ChangeSensitivity.pacing
+                sensitivity = tried
+            }
+        }
         description.readsGyroscope = gyroscope != nil
         if gyroscopeChannels.count == 3 {
             description.gyroscope = GyroscopeAttributes.imuText(
@@ -144,7 +157,8 @@ final class IIOAcquisition: Sendable {
         let buffered = buffer != nil
         buffer = nil  // the control state holds it: a new pace replaces it (see runBuffered)
         let worker = Worker(
-            device: device, channels: channels, rawReaders: rawReaders, gyroscope: gyroscope, description: description,
+            device: device, channels: channels, rawReaders: rawReaders, gyroscope: gyroscope, sensitivity: sensitivity,
+            description: description,
             announced: NIOLockedValueBox(description), pollPeriod: pollPeriod, configuredRate: configuration.rate,
             writesRate: configuration.setsDeviceRate,
             pace: pace, fallbackAllowed: configuration.acquisition == .auto,
@@ -259,6 +273,8 @@ final class IIOAcquisition: Sendable {
         let rawReaders: [RawReader]
         /// The gyroscope read with the accelerometer, if the device has one (polled only).
         let gyroscope: IIOAcquisition.Gyroscope?
+        /// An HID hub's change sensitivity, set at rest (buffered only).
+        let sensitivity: ChangeSensitivity?
         let description: SensorDescription
         /// The description as last said: what the worker finds out later (a failed motion interrupt,
         /// a gyroscope that cannot be read) changes this one, so one announcement never undoes the
@@ -530,13 +546,31 @@ extension IIOAcquisition.Worker {
         var gyroscopeProblem: String?
         var samplePeriod = pollPeriod
         var fastInterval: Double?
+        var sensitivity = sensitivity
+        defer { sensitivity?.restore() }
+        // The last reading, taken again while a hub that reports only changes says nothing.
+        var held: Vector3?
+        var timeout = Self.bufferSilenceTimeout
         while !stopping {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
-            let wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: samplePeriod)
             let gyroscopeWanted = gyroscope != nil && pace?.gyroscopeWanted ?? true
-            let rateWanted = pace?.fastInterval
+            var rateWanted = pace?.fastInterval
+            // A hub that reports only changes sends nothing at rest: each report is news, taken as it
+            // comes, and its buffer is never made anew for the pace (which powers the hub off and on).
+            let wanted: Int
+            if sensitivity != nil {
+                wanted = 1
+                if rateWanted != fastInterval {
+                    fastInterval = rateWanted
+                    samplePeriod = movingPeriod(fastInterval: rateWanted)
+                }
+                rateWanted = fastInterval
+                _ = sensitivity?.set(ChangeSensitivity.wanted(resting: pace?.interval != nil))
+            } else {
+                wanted = Self.batchSize(restInterval: pace?.interval, samplePeriod: samplePeriod)
+            }
             if wanted != batch || current == nil || gyroscopeWanted != gyroscopeInScans || rateWanted != fastInterval {
                 // The pace changed: a buffer of the new size, whose watermark libiio sets to it. The
                 // old one is destroyed first (the device's node has one opener at a time).
@@ -581,12 +615,24 @@ extension IIOAcquisition.Worker {
                 }
             }
             guard let buffer = current else { continue }
+            let quietHeld = sensitivity?.holdsWhenQuiet == true && held != nil
+            let wantedTimeout = quietHeld ? UInt32(ChangeSensitivity.heldInterval * 1000) : Self.bufferSilenceTimeout
+            if wantedTimeout != timeout, (try? device.context.setTimeout(milliseconds: wantedTimeout)) != nil {
+                timeout = wantedTimeout
+            }
             do {
                 _ = try buffer.refill()
             } catch {
                 if stopping { break }
                 let now = MonotonicClock.now()
                 if error.meansDeviceGone { return .deviceGone(error.description) }
+                if error.code == ETIMEDOUT, quietHeld, timeout < Self.bufferSilenceTimeout, let held {
+                    // Quiet at rest: nothing moved by the sensitivity since the last report.
+                    readings.deliver(
+                        raw: held, at: now, scale: calibration.valid ? calibration.scale : nil,
+                        offset: calibration.offset, rotationRate: nil, faults: &faults, emit: emit)
+                    continue
+                }
                 if error.code == ETIMEDOUT, !receivedAny, fallbackAllowed {
                     return .bufferSilent(
                         "no data from the buffer within \(Self.bufferSilenceTimeout / 1000) s (no trigger running?)")
@@ -639,6 +685,7 @@ extension IIOAcquisition.Worker {
                 let rate =
                     started && rates.allSatisfy({ $0.count == count })
                     ? Vector3(rates[0][sample], rates[1][sample], rates[2][sample]) : nil
+                held = Vector3(axes[0][sample], axes[1][sample], axes[2][sample])
                 readings.deliver(
                     raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
                     scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, rotationRate: rate,

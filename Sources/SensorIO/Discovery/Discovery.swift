@@ -69,6 +69,11 @@ public enum AccelerometerDiscovery {
             description.readingMagnitude = Vector3(converted[0], converted[1], converted[2]).magnitude
         }
         description.powerFeatures = powerFeatures.filter { device?.hasAttribute($0) == true }
+        if description.acquisition == .buffer,
+            ChangeSensitivity.applies(name: device?.attribute("name"), hasAttribute: device?.hasAttribute)
+        {
+            description.restPacing = ChangeSensitivity.pacing
+        }
         let polled = axes.allSatisfy { device?.hasAttribute("in_anglvel_\($0)_raw") == true }
         let scanned = axes.allSatisfy { device?.hasAttribute("scan_elements/in_anglvel_\($0)_en") == true }
         if polled || scanned {
