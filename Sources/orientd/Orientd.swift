@@ -29,7 +29,7 @@ struct Orientd: AsyncParsableCommand {
         version: orientdPackageVersion,
         subcommands: [
             ServeCommand.self, ReplayCommand.self, ListSensorsCommand.self, RecordCommand.self, CalibrateCommand.self,
-            CheckResolverCommand.self, CheckConfigCommand.self,
+            CheckResolverCommand.self, CheckConfigCommand.self, ReleaseBuffersCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -247,6 +247,43 @@ class Units(unittest.TestCase):
 
 
 
+class LeftOverBuffers(unittest.TestCase):
+    """orientd release-buffers, which the unit runs after the daemon stops however it stopped
+    (ExecStopPost=): an enabled buffer whose node nobody holds is disabled. umockdev cannot make a
+    node busy (the kernel's one opener at a time); the booted VM's check kills a claimed daemon."""
+
+    def setUp(self):
+        from testbed import Testbed
+        self.bed = Testbed()
+        self.addCleanup(self.bed.cleanup)
+
+    def run_release(self, *args):
+        return subprocess.run([ORIENTD, "release-buffers", *args], env=self.bed.env(), capture_output=True,
+                               text=True, timeout=30)
+
+    def test_a_buffer_left_enabled_is_disabled_and_one_that_cannot_be_opened_is_said(self):
+        left = self.bed.add_accelerometer(0, name="accel_3d", buffered=True, trigger="accel_3d-dev0")
+        self.bed.set_attribute(left, "buffer/enable", "1")
+        idle = self.bed.add_accelerometer(1, buffered=True, trigger="bmi160-dev1")
+        unopenable = self.bed.bed.add_device("iio", "iio:device2", None, ["name", "gyro_3d\n", "buffer/enable", "1\n"],
+                                             ["DEVNAME", "/dev/iio:device2"])
+        dry = self.run_release("--dry-run")
+        self.assertIn("iio:device0 (accel_3d): left over: would be disabled", dry.stdout)
+        self.assertEqual(self.bed.attribute(left, "buffer/enable"), "1", "a dry run changes nothing")
+        result = self.run_release()
+        self.assertIn("iio:device0 (accel_3d): buffer left enabled by a process that ended: disabled", result.stdout)
+        self.assertEqual(self.bed.attribute(left, "buffer/enable"), "0")
+        self.assertEqual(self.bed.attribute(idle, "buffer/enable"), "0")
+        self.assertNotIn("iio:device1", result.stdout, "a buffer that is off is not mentioned")
+        self.assertIn("iio:device2 (gyro_3d): buffer enabled, not disabled: open(/dev/iio:device2): ENOENT", result.stdout)
+        self.assertEqual(self.bed.attribute(unopenable, "buffer/enable"), "1")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+
+    def test_the_unit_runs_it_after_the_daemon_stops(self):
+        with open(os.path.join(ROOT, "systemd", "orientd.service")) as unit:
+            self.assertIn("ExecStopPost=/usr/local/bin/orientd release-buffers\n", unit.read())
+
+
 class UdevRule(unittest.TestCase):
     """systemd/60-orientd.rules run by udev's own `udevadm test` on umockdev devices: the rule file
     alone in a private /etc/udev/rules.d (a mount namespace of its own), Debian's rules beside it

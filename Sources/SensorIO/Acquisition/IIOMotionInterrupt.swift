@@ -38,7 +38,7 @@ final class IIOMotionInterrupt: Sendable {
         let interrupt = IIOMotionInterrupt(descriptor: descriptor, switches: switches, directory: directory)
         for enable in switches.enables {
             // deinit disarms what was armed
-            if let error = Self.write("1\n", to: "\(directory)/\(enable)") { throw error }
+            if let error = SysfsText.write("1\n", to: "\(directory)/\(enable)") { throw error }
         }
         return interrupt
     }
@@ -50,7 +50,7 @@ final class IIOMotionInterrupt: Sendable {
     }
 
     deinit {
-        for enable in switches.enables { _ = Self.write("0\n", to: "\(directory)/\(enable)") }
+        for enable in switches.enables { _ = SysfsText.write("0\n", to: "\(directory)/\(enable)") }
         close(descriptor)
     }
 
@@ -78,14 +78,5 @@ final class IIOMotionInterrupt: Sendable {
             }
         }
         return outcome
-    }
-
-    /// Writes a sysfs attribute whole; the error, or nil.
-    private static func write(_ text: String, to path: String) -> IIOError? {
-        let file = open(path, O_WRONLY | O_CLOEXEC)
-        guard file >= 0 else { return IIOError("open(\(path))", code: errno) }
-        defer { close(file) }
-        let written = text.utf8CString.withUnsafeBufferPointer { Glibc.write(file, $0.baseAddress, $0.count - 1) }
-        return written == text.utf8.count ? nil : IIOError("write(\(path))", code: written < 0 ? errno : EIO)
     }
 }

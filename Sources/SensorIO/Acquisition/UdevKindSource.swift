@@ -276,6 +276,15 @@ enum SysfsText {
         guard count >= 0 else { return .failure(SysfsReadError(code: errno)) }
         return .success(String(decoding: buffer[0..<count].prefix { $0 != 0 }, as: UTF8.self))
     }
+
+    /// Writes a sysfs attribute whole; the error, or nil.
+    static func write(_ text: String, to path: String) -> IIOError? {
+        let file = open(path, O_WRONLY | O_CLOEXEC)
+        guard file >= 0 else { return IIOError("open(\(path))", code: errno) }
+        defer { close(file) }
+        let written = text.utf8CString.withUnsafeBufferPointer { Glibc.write(file, $0.baseAddress, $0.count - 1) }
+        return written == text.utf8.count ? nil : IIOError("write(\(path))", code: written < 0 ? errno : EIO)
+    }
 }
 
 struct SysfsReadError: Error, CustomStringConvertible {
