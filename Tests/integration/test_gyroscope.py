@@ -436,8 +436,8 @@ class GyroscopeOfItsOwn(ServingCase):
         """An HID hub's gyro_3d: its three channels scan elements paced by its trigger; without
         `buffer_node` its /dev node is missing, so its buffer cannot be opened (as one the service's
         user may not open)."""
-        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n", "buffer/length", "1\n",
-                      "buffer/enable", "0\n", "trigger/current_trigger", "\n",
+        attributes = ["name", "gyro_3d\n", "in_anglvel_scale", f"{GYRO_SCALE}\n", "in_anglvel_hysteresis", "0.5\n",
+                      "buffer/length", "1\n", "buffer/enable", "0\n", "trigger/current_trigger", "\n",
                       "scan_elements/in_timestamp_en", "0\n", "scan_elements/in_timestamp_index", "3\n",
                       "scan_elements/in_timestamp_type", "le:s64/64>>0\n"]
         for index, (axis, value) in enumerate(zip("xyz", GYRO_RAW)):
@@ -482,6 +482,9 @@ class GyroscopeOfItsOwn(ServingCase):
         daemon.wait_for(lambda d: d.stderr_contains("gyroscope: iio:device1 (gyro_3d)"), what="the gyroscope found")
         daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "1", what="its buffer enabled")
         self.assertEqual(self.bed.attribute(path, "trigger/current_trigger"), "gyro_3d-dev1")
+        # Its change sensitivity cleared while it runs: a steady turn repeats one rate, which a hub
+        # with one would report once and then never again.
+        self.assertEqual(self.bed.attribute(path, "in_anglvel_hysteresis"), "0.0")
         self.assertIn("reading       buffer in_anglvel_x, _y, _z, trigger gyro_3d-dev1",
                       orientd(self.bed, "list-sensors").stdout)
         turned = (100, -200, 300)
@@ -508,6 +511,7 @@ class GyroscopeOfItsOwn(ServingCase):
         self.assertTrue(client.request("unsubscribe", topics=["motion"])["ok"])
         self.bed.set_raw(accelerometer, 0, -1000, 1)
         daemon.wait_for(lambda d: self.bed.attribute(path, "buffer/enable") == "0", what="its buffer off at rest")
+        self.assertEqual(self.bed.attribute(path, "in_anglvel_hysteresis"), "0.5", "the hub's own sensitivity back")
 
 
 class GyroscopeOnTheBus(TestbedCase):

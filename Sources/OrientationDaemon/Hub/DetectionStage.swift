@@ -20,12 +20,13 @@ final class DetectionStage: Sendable {
     /// Switches a gyroscope of its own on and off (``GyroscopeSource``): on while the device moves
     /// or motion is streamed, off at rest (docs/sensors.md, "Gyroscope").
     private let gyroscopeSwitch: (@Sendable (Bool) -> Void)?
-    /// A gyroscope of its own's matrix and last rate in the display frame; the accelerometer's
-    /// samples take it while it is fresh (two of its reads at the sampling rate). Whether it gives
-    /// rates (found, or read again, and not since removed or failing).
+    /// A gyroscope of its own's matrix, last rate in the display frame and the time since the one
+    /// before; the accelerometer's samples take it while it is fresh (``freshGyroscopeRate(at:)``).
+    /// Whether it gives rates (found, or read again, and not since removed or failing).
     private let gyroscope = NIOLockedValueBox<
-        (matrix: MountMatrix, latest: (time: Double, rate: Vector3)?, givesRates: Bool)
-    >((.identity, nil, false))
+        (matrix: MountMatrix, latest: (time: Double, rate: Vector3)?, givesRates: Bool, period: Double?)
+    >((.identity, nil, false, nil))
+    /// Two reads at the sampling rate: how old a gyroscope's rate may be at the least.
     private let gyroscopeFreshness: Double
 
     /// How the display sensor is read: decided here only, from the pace, the motion interrupt and
@@ -280,11 +281,12 @@ final class DetectionStage: Sendable {
         let givesRates = gyroscope.withLockedValue { gyroscope -> Bool? in
             let before = gyroscope.givesRates
             switch event {
-            case .available(_, let matrix, _): gyroscope = (matrix, nil, true)
+            case .available(_, let matrix, _): gyroscope = (matrix, nil, true, nil)
             case .rate(let time, let rate):
+                gyroscope.period = gyroscope.latest.map { time - $0.time }
                 gyroscope.latest = (time, gyroscope.matrix.applyToRotation(rate))
                 gyroscope.givesRates = true
-            case .unavailable, .lost: gyroscope = (gyroscope.matrix, nil, false)
+            case .unavailable, .lost: gyroscope = (gyroscope.matrix, nil, false, nil)
             }
             return gyroscope.givesRates != before ? gyroscope.givesRates : nil
         }
@@ -318,10 +320,16 @@ final class DetectionStage: Sendable {
         readPace.setFast(hertz.map { 1 / $0 })
     }
 
-    /// The gyroscope of its own's last rate (display frame) when it is fresh at `time`.
+    /// The gyroscope of its own's last rate (display frame) when it is fresh at `time`: no older
+    /// than two reads at the sampling rate, or than two of its own periods when it reports slower (an
+    /// HID hub's 10 Hz, whose reports fall anywhere between the accelerometer's: were they taken
+    /// only within 80 ms, a sample in five would go without a rate and restart the fusion). Periods
+    /// longer than the gyroscope check's largest gap are not a rate's but a pause's.
     private func freshGyroscopeRate(at time: Double) -> Vector3? {
-        guard let latest = gyroscope.withLockedValue({ $0.latest }), abs(time - latest.time) <= gyroscopeFreshness
+        guard let (latest, period) = gyroscope.withLockedValue({ state in state.latest.map { ($0, state.period) } })
         else { return nil }
+        let ownPeriod = period.flatMap { $0 > 0 && $0 <= GyroscopeCheck.Settings().maximumGap ? $0 : nil } ?? 0
+        guard abs(time - latest.time) <= max(gyroscopeFreshness, 2 * ownPeriod) else { return nil }
         return latest.rate
     }
 

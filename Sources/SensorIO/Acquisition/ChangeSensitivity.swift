@@ -7,9 +7,13 @@ import SensorCore
 /// the device moves it clears it, so that the detector gets every report. A value the hub does not
 /// report stands within the sensitivity of the last one: that one is held (``heldInterval``).
 ///
-/// Only for the kernel's HID sensor drivers (`accel_3d`), whose `hysteresis` is in the hub's own
-/// unit (g for an accelerometer, as `convert_from_vtf_format` gives it); another driver's attribute
-/// may mean something else, and is left alone.
+/// A hub's gyroscope (`gyro_3d`, `in_anglvel_hysteresis`) runs only while the device moves, and its
+/// sensitivity is cleared while it runs: a steady turn repeats one rate, which a hub with a
+/// sensitivity would report once and then never again until the turn ends.
+///
+/// Only for the kernel's HID sensor drivers, whose `hysteresis` is in the hub's own unit (g for an
+/// accelerometer, as `convert_from_vtf_format` gives it); another driver's attribute may mean
+/// something else, and is left alone.
 struct ChangeSensitivity {
     /// g. 0.05 g moves gravity's direction by 2.9°, far inside the detector's 12° hysteresis, and is
     /// five counts of a hub's 0.01 g: a still device's noise stays under it.
@@ -29,13 +33,18 @@ struct ChangeSensitivity {
     /// How the sensor rests, as `list-sensors` and the log say it.
     static let pacing = "the hub's change sensitivity (\(rest) g at rest: a still device sends nothing)"
 
-    /// Whether a device named `name` (sysfs `name`) with these attributes is an HID accelerometer
-    /// whose change sensitivity orientd sets.
+    /// The HID drivers' IIO names, and the attribute of each.
+    private static let attributes = ["accel_3d": "in_accel_hysteresis", "gyro_3d": "in_anglvel_hysteresis"]
+
+    /// Whether a device named `name` (sysfs `name`) with these attributes is an HID accelerometer or
+    /// gyroscope whose change sensitivity orientd sets.
     static func applies(name: String?, hasAttribute: ((String) -> Bool)?) -> Bool {
-        name?.trimmingWhitespace() == "accel_3d" && hasAttribute?("in_accel_hysteresis") == true
+        guard let name, let attribute = attributes[String(name.trimmingWhitespace())] else { return false }
+        return hasAttribute?(attribute) == true
     }
 
-    /// The sensitivity of `device` when it is an HID accelerometer whose attribute reads, else nil.
+    /// The sensitivity of `device` (`channel` one of its channels) when it is an HID accelerometer
+    /// or gyroscope whose attribute reads, else nil.
     init?(device: IIODevice, channel: IIOChannel) {
         guard Self.applies(name: device.name, hasAttribute: { _ in channel.hasAttribute("hysteresis") }),
             let text = try? channel.readAttribute("hysteresis")

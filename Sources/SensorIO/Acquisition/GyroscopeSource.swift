@@ -120,7 +120,7 @@ final class GyroscopeBufferReader: SensorReader, Sendable {
         device: GyroscopeDevice, emit: @escaping @Sendable (GyroscopeEvent) -> Void,
         lost: @escaping @Sendable (String) -> Void
     ) {
-        let opened: (IIOBuffer, [IIOChannel])
+        let opened: (IIOBuffer, [IIOChannel], ChangeSensitivity?)
         do throws(IIOError) {
             let context = try IIOContext.local()
             guard let iio = context.device(device.deviceID) else {
@@ -132,16 +132,20 @@ final class GyroscopeBufferReader: SensorReader, Sendable {
             guard channels.count == 3 else {
                 throw IIOError("iio_device_find_channel(\(device.deviceID) anglvel_x, _y, _z)", code: ENOENT)
             }
+            // Every report while it runs: a steady turn repeats one rate (ChangeSensitivity).
+            var sensitivity = ChangeSensitivity(device: iio, channel: channels[0])
+            _ = sensitivity?.set(0)
             let (buffer, _, _) = try IIOAcquisition.openBuffer(
                 device: iio, channels: channels, context: context, trigger: device.bufferTrigger)
-            opened = (buffer, channels)
+            opened = (buffer, channels, sensitivity)
         } catch {
             emit(.lost(reason: "\(device.deviceID): \(error.description)"))
             lost(error.description)
             return
         }
         capture.start(name: "orientd-gyro", buffer: opened.0, lost: lost) { [self] in
-            run(device: device, buffer: opened.0, channels: opened.1, emit: emit)
+            defer { opened.2?.restore() }
+            return run(device: device, buffer: opened.0, channels: opened.1, emit: emit)
         }
     }
 

@@ -328,4 +328,27 @@ struct DetectionStageTests {
         _ = stage.observe(SensorEvent.unavailable(reason: "removed"))
         #expect(!readPace.gyroscopeWanted && switched.withLockedValue { $0 } == [true, false, true, false])
     }
+    @Test(
+        """
+        a gyroscope of its own that reports slower than the sampling rate (an HID hub's 10 Hz) lends its rate to every \
+        sample between two of its reports, not only to those within 80 ms of one
+        """
+    )
+    func slowGyroscopeRatesReachEverySample() {
+        let (stage, _, _) = Self.stageWithGyroscopeSwitch()
+        _ = stage.observe(.available(SensorDescription(identifier: "accel_3d", name: "accel_3d")))
+        stage.samplingStarts()
+        _ = stage.streamMotion(hertz: 10)
+        stage.observe(GyroscopeEvent.available(name: "gyro_3d", mountMatrix: .identity))
+        var withoutRate: [Double] = []
+        for step in 0..<20 {
+            let report = Double(step) / 10
+            stage.observe(GyroscopeEvent.rate(time: report, rate: Vector3(0, 0, 1.047)))
+            // The accelerometer's report 90 ms after the gyroscope's, before its next.
+            let time = report + 0.09
+            let motion = stage.observe(.sample(SensorSample(time: time, reading: Vector3(0, -9.81, 0)))).motion
+            if step > 0, motion?.rotationRate == nil { withoutRate.append(time) }
+        }
+        #expect(withoutRate.isEmpty, "samples that went without the gyroscope's rate: \(withoutRate)")
+    }
 }
