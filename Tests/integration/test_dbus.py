@@ -15,7 +15,7 @@ import unittest
 
 from gi.repository import GLib
 
-from daemon import Daemon
+from daemon import Client, Daemon
 from sensorproxy import BusClient, PrivateSystemBus
 from testbed import NOBODY, ORIENTD, ROOT, TestbedCase, as_another_user, changes_user, reachable_by_everyone, rss_anon_kib
 
@@ -151,6 +151,20 @@ class Interface(SensorProxyCase):
         self.assertEqual(properties["HasAccelerometer"], True)
         self.assertEqual((properties["HasAmbientLight"], properties["LightLevelUnit"], properties["HasProximity"]), (False, "lux", False))
         self.assertEqual(client.get("HasCompass", "net.hadess.SensorProxy.Compass", "/net/hadess/SensorProxy/Compass"), False)
+
+    def test_a_claim_while_another_client_reads_the_sensor_is_told_the_values_it_holds(self):
+        """A client reads the properties before it claims (GDBusProxy caches them when it is made)
+        and hears changes only once it claims: a value that changed in between, another client's
+        sensor being read, is said to it at its claim, or its cache keeps `undefined` until the next
+        turn (monitor-sensor did, on a real kernel, beside a socket subscriber)."""
+        stale = self.client()
+        self.assertEqual(stale.get("AccelerometerOrientation"), "undefined", "nothing reads the sensor yet")
+        other = Client(os.path.join(self.bus.directory, "orientd.sock"))
+        self.addCleanup(other.close)
+        self.assertTrue(other.request("subscribe", topics=["device"])["ok"])
+        other.next_event(lambda e: e["state"]["device"] == "portrait")
+        stale.call("ClaimAccelerometer")
+        stale.wait_for(lambda c: "normal" in c.orientations(), what="the orientation said at the claim")
 
     def test_the_first_claim_returns_with_an_orientation_to_read(self):
         client = self.client()

@@ -244,6 +244,13 @@ final class SensorProxyFrontEnd: Sendable {
             _ = hub.handle(.subscribe(Self.topics(of: claimed)), from: onLoop.claimants[call.sender]!.listener)
             logger.debug("sensor claimed", metadata: ["dbus.name": "\(call.sender)", "sensor": "\(claimed)"])
             update(to: hub.state)
+            // A client reads the properties before it claims (GDBusProxy caches them when it is made),
+            // and hears changes only once it has claimed: a value that changed in between, another
+            // client's sensor being read already, would stay stale in its cache until the next change
+            // (monitor-sensor showed `undefined` for good). What the claim covers and no longer holds
+            // its initial value is said to it once, before the reply.
+            let known = onLoop.values.changes(from: SensorProxyValues()).intersection(.of(claimed))
+            if !known.isEmpty { submit(.emitChanged(to: call.sender, known)) }
         }
         // Since 3.6 the reply waits for a first reading, so a client that reads the property right
         // after the claim returns (mutter does, and the incumbent's suite for light and proximity)
