@@ -48,6 +48,8 @@ help:
 	@echo "make package-test   builds the package, unpacks it into a throwaway root, verifies the units, runs it with the Swift toolchain hidden"
 	@echo "make package-trixie-test   installs the package in a Debian 13 root with apt and runs the same checks there"
 	@echo "make package-install-test   apt installs, removes and purges the package ON THIS MACHINE (throwaway machines only)"
+	@echo "make vm-test [CHECK=name]   the package on a real kernel: Debian 12's kernel in qemu, apt install, the checks of Tests/vm/checks (or one)"
+	@echo "make vm-shell   the same VM with the package installed, a root shell on its serial console (quit: Ctrl-a x)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=...]   release build, then binaries, units, udev rule, config"
 	@echo "make uninstall [PREFIX=...] [DESTDIR=...]         removes them (not /etc/orientd/orientd.toml)"
 	@echo "make build   debug build;  make release: release build;  make clean"
@@ -307,6 +309,19 @@ package-trixie-test: deb
 # and purges it: for a throwaway machine only (not part of make test, which must be safe anywhere).
 package-install-test: deb
 	scripts/package/test-package-install dist/orientd_$(VERSION)_$(ARCH).deb
+
+# The package on a real kernel (docs/testing.md): Debian 12's own kernel under qemu (TCG) on a Debian 12
+# root with systemd, udev, dbus and polkit, made once per machine in /var/cache/orientd-vm
+# (scripts/vm/vm-root); the package (dist/orientd_*_amd64.deb, from make deb) installed there with apt,
+# then the checks of Tests/vm/checks run inside, each reported here (scripts/vm/vm-test). CHECK=name
+# (or CHECK="a b") runs only those. vm-shell: the same VM, a root shell on its console. Not in make test.
+.PHONY: vm-test vm-shell
+CHECK ?=
+vm-test:
+	scripts/vm/vm-test $(foreach check,$(CHECK),--check $(check))
+
+vm-shell:
+	scripts/vm/vm-test --shell
 
 install: release install-files
 	@echo "installed; enable with: systemd-sysusers; systemd-tmpfiles --create; udevadm control --reload; systemctl daemon-reload; systemctl enable --now orientd.socket"
