@@ -227,17 +227,26 @@ def journal_cursor():
     return None
 
 
-def wakeups(pid):
-    """Context switches (voluntary + involuntary) of every thread of `pid` so far: each is a wake-up."""
-    total = 0
-    for status in glob.glob(f"/proc/{pid}/task/*/status"):
-        try:
-            for line in open(status):
-                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
+def wakeups_per_second(pid, seconds, every=0.1):
+    """Wake-ups a second of every thread of `pid` over `seconds`: their context switches (voluntary
+    and not), read every `every` seconds and added up thread by thread, so that a thread that starts
+    in the window counts from its start and one that ends loses at most `every` of its count."""
+    def counts():
+        found = {}
+        for status in glob.glob(f"/proc/{pid}/task/*/status"):
+            try:
+                found[status.split("/")[4]] = sum(int(line.split()[1]) for line in open(status)
+                                                  if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")))
+            except (OSError, ValueError, IndexError):
+                pass
+        return found
+    total, last, began = 0, counts(), time.monotonic()
+    while time.monotonic() - began < seconds:
+        time.sleep(every)
+        now = counts()
+        total += sum(count - last.get(tid, 0) for tid, count in now.items())
+        last = now
+    return total / (time.monotonic() - began)
 
 
 class Client:

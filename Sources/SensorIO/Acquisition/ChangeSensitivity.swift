@@ -18,8 +18,10 @@ struct ChangeSensitivity {
     /// g. 0.05 g moves gravity's direction by 2.9°, far inside the detector's 12° hysteresis, and is
     /// five counts of a hub's 0.01 g: a still device's noise stays under it.
     static let rest = 0.05
-    /// Seconds: the last report is taken again this often while the hub says nothing, so that the
-    /// detector's silence timeout (2 s) never reads a quiet hub as a silent sensor.
+    /// Seconds: the last report is taken again this often while the hub says nothing and no rest
+    /// interval is asked (pacing off), so that the detector's silence timeout (2 s) never reads a
+    /// quiet hub as a silent sensor. At rest the hub serves as the sensor's motion interrupt and the
+    /// pace's check interval (``MotionEvents/checkInterval``) applies, as its silence deadline does.
     static let heldInterval = 1.0
 
     private let channel: IIOChannel

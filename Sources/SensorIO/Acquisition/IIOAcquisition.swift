@@ -124,6 +124,9 @@ final class IIOAcquisition: Sendable {
             } else {
                 description.restPacing = ChangeSensitivity.pacing
                 sensitivity = tried
+                // The hub is this sensor's motion interrupt: at rest it says nothing until something
+                // moves, so the detection stage rests on it as on a chip's (a check every few seconds).
+                pace?.restsOnMotionEvents = true
             }
         }
         description.readsGyroscope = gyroscope != nil
@@ -213,10 +216,11 @@ final class IIOAcquisition: Sendable {
             if channel.hasAttribute(name) { return try? channel.readAttribute(name) }
             return nil
         }
-        if write, let available = read("sampling_frequency_available"),
-            let nearest = SamplingFrequencyChoice.nearest(to: target, available: available)
-        {
-            let text = SamplingFrequencyChoice.text(nearest)
+        // The nearest rate the device lists; with no list (an HID hub takes any report interval), the
+        // target itself: a device that refuses it keeps its rate, and the rate read back is the truth.
+        let listed = read("sampling_frequency_available")
+        if write, let wanted = listed.map({ SamplingFrequencyChoice.nearest(to: target, available: $0) }) ?? target {
+            let text = SamplingFrequencyChoice.text(wanted)
             if device.hasAttribute("sampling_frequency") {
                 try? device.writeAttribute("sampling_frequency", text)
             } else if channel.hasAttribute("sampling_frequency") {
@@ -616,7 +620,8 @@ extension IIOAcquisition.Worker {
             }
             guard let buffer = current else { continue }
             let quietHeld = sensitivity?.holdsWhenQuiet == true && held != nil
-            let wantedTimeout = quietHeld ? UInt32(ChangeSensitivity.heldInterval * 1000) : Self.bufferSilenceTimeout
+            let heldInterval = pace?.interval ?? ChangeSensitivity.heldInterval
+            let wantedTimeout = quietHeld ? UInt32(heldInterval * 1000) : Self.bufferSilenceTimeout
             if wantedTimeout != timeout, (try? device.context.setTimeout(milliseconds: wantedTimeout)) != nil {
                 timeout = wantedTimeout
             }
@@ -626,7 +631,7 @@ extension IIOAcquisition.Worker {
                 if stopping { break }
                 let now = MonotonicClock.now()
                 if error.meansDeviceGone { return .deviceGone(error.description) }
-                if error.code == ETIMEDOUT, quietHeld, timeout < Self.bufferSilenceTimeout, let held {
+                if error.code == ETIMEDOUT, quietHeld, timeout == wantedTimeout, let held {
                     // Quiet at rest: nothing moved by the sensitivity since the last report.
                     readings.deliver(
                         raw: held, at: now, scale: calibration.valid ? calibration.scale : nil,
