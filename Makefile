@@ -34,7 +34,7 @@ help:
 	@echo "make demo    install what is missing, build, replay a demo trace live (DEMO_SPEED=4 for faster)"
 	@echo "make check   lint the Swift sources (.swift-format), build and run the Swift unit tests only: the fast inner loop"
 	@echo "make format  format the Swift sources as .swift-format says"
-	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package)"
+	@echo "make test    install what is missing, build, run every test (unit, corpus, hinge corpus, CLI, umockdev integration, reliability, 20 s of fuzzing, the package, the package on a real kernel)"
 	@echo "make integration-test [REPEAT=10]   only the umockdev tests of the real sensor path, REPEAT times in a row"
 	@echo "make incumbent-suite [REPEAT=20]   iio-sensor-proxy 3.9's own integration suite against orientd (fetched from Debian sid the first time), REPEAT times in a row"
 	@echo "make fuzz [FUZZ_SECONDS=20]   libFuzzer on the request decoder (AddressSanitizer), bounded time"
@@ -92,19 +92,23 @@ format:
 # Debian 13 root is made (the first time on a machine) for build-deps and package to copy;
 # integration+binaries runs the umockdev suite beside the package's release build (which the package
 # phase's dpkg-buildpackage then finds done); package+fuzz builds and tries the package (dpkg, xz,
-# lintian, apt in a Debian 13 root: one core's work) beside the fuzz build and run and build-deps.
+# lintian, apt in a Debian 13 root: one core's work) beside the fuzz build and run and build-deps;
+# vm boots that package on Debian 12's own kernel in qemu (make vm-test), on the root prepare made
+# after the Debian 13 root (scripts/vm/vm-root, once per machine, beside the debug build).
 test:
 	@scripts/test/run-phases --title "make test" \
 		deps 'scripts/ensure-deps --build' \
 		prepare 'scripts/test/side-by-side --logs .build/prepare build "swift build --build-tests" \
-			tools "scripts/ensure-deps --test --package && scripts/cross/debian-root $$(dpkg --print-architecture) binutils"' \
+			tools "scripts/ensure-deps --test --package && scripts/cross/debian-root $$(dpkg --print-architecture) binutils \
+				&& scripts/vm/vm-root"' \
 		check 'make --no-print-directory check' \
 		fuzz-seeds '.build/debug/orientd-fuzz Tests/Fixtures/fuzz-request' \
 		hinge-corpus 'scripts/test/test-hinge-corpus' \
 		integration+binaries 'scripts/test/side-by-side integration scripts/test/run-integration-tests package-binaries "make package-binaries"' \
 		private-checkout 'scripts/test/test-private-checkout' \
 		package+fuzz 'scripts/test/side-by-side package "make --no-print-directory package-test package-trixie-test" \
-			fuzz "make --no-print-directory fuzz" build-deps scripts/test/test-build-deps'
+			fuzz "make --no-print-directory fuzz" build-deps scripts/test/test-build-deps' \
+		vm 'scripts/vm/vm-test'
 
 # The long reliability run (docs/reliability.md): the Swift tests under AddressSanitizer and
 # ThreadSanitizer, the integration tests against a daemon built with each, five minutes of fuzzing,
@@ -314,7 +318,8 @@ package-install-test: deb
 # root with systemd, udev, dbus and polkit, made once per machine in /var/cache/orientd-vm
 # (scripts/vm/vm-root); the package (dist/orientd_*_amd64.deb, from make deb) installed there with apt,
 # then the checks of Tests/vm/checks run inside, each reported here (scripts/vm/vm-test). CHECK=name
-# (or CHECK="a b") runs only those. vm-shell: the same VM, a root shell on its console. Not in make test.
+# (or CHECK="a b") runs only those. vm-shell: the same VM, a root shell on its console. make test runs
+# it last, on the package its package phase built.
 .PHONY: vm-test vm-shell
 CHECK ?=
 vm-test:
