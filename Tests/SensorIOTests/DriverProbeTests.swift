@@ -166,6 +166,10 @@ struct DriverProbeTests {
         #expect(unserved.plan == nil)
         #expect(unserved.description.problems.first?.contains(#"near level "zero""#) == true)
         #expect(driver("iio-poll-proximity").probe(DictionaryDevice("iio:device8"), context: noTriggers) == nil)
+        // An HID hub's presence sensor (hid-sensor-prox) has no near level: 1 is someone there, 0 nobody.
+        let presence = DictionaryDevice("iio:device9", attributes: ["name": "prox", "in_proximity_raw": "1"])
+        let hid = try #require(kind(driver("iio-poll-proximity").probe(presence, context: noTriggers)))
+        #expect(hid.plan != nil && hid.description.nearLevel == 0.5)
     }
 
     @Test("input-proximity: an event node whose parent has SW_FRONT_PROXIMITY (bit 11)")

@@ -22,11 +22,14 @@ struct IIOPollProximityDriver: SensorDriver {
     private func kindMatch(_ device: some SensorDevice) -> KindCandidate? {
         guard let file = Self.proximityFiles.first(where: device.hasAttribute) else { return nil }
         let name = device.attribute("name") ?? device.sysname
-        // systemd's hwdb (PROXIMITY_NEAR_LEVEL) first, then the driver's own attribute.
+        // systemd's hwdb (PROXIMITY_NEAR_LEVEL) first, then the driver's own attribute; an HID
+        // sensor hub's human presence sensor (the kernel's hid-sensor-prox, `prox`) reads 1 for
+        // someone present and 0 for nobody, so halfway between is its near level.
         let sources = [
             ("udev PROXIMITY_NEAR_LEVEL", device.property("PROXIMITY_NEAR_LEVEL")),
             ("in_proximity_nearlevel", device.attribute("in_proximity_nearlevel")),
             ("in_proximity0_nearlevel", device.attribute("in_proximity0_nearlevel")),
+            ("HID presence, 0 or 1", name.trimmingWhitespace() == "prox" ? "0.5" : nil),
         ]
         var problems: [String] = []
         var nearLevel: (Double, String)?
