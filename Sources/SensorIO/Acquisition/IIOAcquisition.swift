@@ -690,9 +690,10 @@ extension IIOAcquisition.Worker {
                 let rate =
                     started && rates.allSatisfy({ $0.count == count })
                     ? Vector3(rates[0][sample], rates[1][sample], rates[2][sample]) : nil
-                held = Vector3(axes[0][sample], axes[1][sample], axes[2][sample])
+                let reading = Vector3(axes[0][sample], axes[1][sample], axes[2][sample])
+                held = reading
                 readings.deliver(
-                    raw: Vector3(axes[0][sample], axes[1][sample], axes[2][sample]), at: time,
+                    raw: reading, at: time,
                     scale: calibration.valid ? calibration.scale : nil, offset: calibration.offset, rotationRate: rate,
                     faults: &faults, emit: emit)
             }
