@@ -139,7 +139,7 @@ class Kinds(KindsCase):
         state = self.client().request("get")["state"]
         self.assertIsNone(state["proximity"])
         self.assertEqual(self.client("light").next_event(lambda e: e["topic"] == "light")["to"], 7.0)
-        self.assertEqual(sum("iio:device1 (prox): no near level" in line for line in daemon.stderr_lines), 1)
+        self.assertEqual(sum("iio:device1 (vcnl4000): no near level" in line for line in daemon.stderr_lines), 1)
         self.assertTrue(any("iio:device2" in line and "is not a number above 0" in line for line in daemon.stderr_lines), daemon.stderr_lines)
 
     def test_a_sensor_removed_while_claimed_is_said_and_comes_back(self):
@@ -340,7 +340,7 @@ class Listing(KindsCase):
         text = orientd(self.bed, "list-sensors").stdout
         self.assertIn("iio:device3  magn_3d: compass  ← served while claimed", text)
         self.assertIn("iio:device1  als: ambient light sensor  (another ranks first)", text)
-        self.assertIn("iio:device2  prox: proximity sensor  (cannot be read)", text)
+        self.assertIn("iio:device2  vcnl4000: proximity sensor  (cannot be read)", text)
 
 
     def test_every_light_channel_form_its_conversion_and_its_interval(self):

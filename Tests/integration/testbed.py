@@ -283,7 +283,7 @@ class Testbed:
         finally:
             os.close(fd)
 
-    def add_proximity(self, number, raw=0, near_level=None, name="prox", udev_near_level=None, channel="in_proximity_raw"):
+    def add_proximity(self, number, raw=0, near_level=None, name="vcnl4000", udev_near_level=None, channel="in_proximity_raw"):
         """Adds iio:deviceN, a proximity sensor; the near level as sysfs attribute and/or udev property."""
         attributes = {channel: str(raw)}
         if near_level is not None:
