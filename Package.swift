@@ -104,7 +104,7 @@ let package = Package(
             dependencies: [
                 "OrientationCore", "SensorCore", "SensorIO", "OrientationDaemon", "OrientationProtocol",
                 "OrientationClient",
-                "DesktopIntegration",
+                "DesktopIntegration", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

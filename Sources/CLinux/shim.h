@@ -44,6 +44,16 @@ static inline int orientd_socket_unread(int socket, int *bytes) {
 /* sys/epoll.h, for the fan-out benchmark's client (the daemon's loop is SwiftNIO's). */
 #include <sys/epoll.h>
 
+/* The Swift runtime's hook through which every job for the global executor goes
+ * (swift_task_enqueueGlobal_hook, libswift_Concurrency; a function pointer, here as void *). Its
+ * address is taken at link time: linked with the static standard library the hook is not among the
+ * executable's dynamic symbols (the static stdlib links with --exclude-libs ALL), so a lookup by
+ * name with dlsym, as SwiftNIO's install does, finds nothing. */
+extern void *swift_task_enqueueGlobal_hook;
+static inline void **orientd_concurrency_enqueue_global_hook(void) {
+    return &swift_task_enqueueGlobal_hook;
+}
+
 /* libFuzzer's driver (libclang_rt.fuzzer_no_main), called by orientd-fuzz when built by `make fuzz`;
  * never linked into the daemon. */
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const unsigned char *data, unsigned long size));

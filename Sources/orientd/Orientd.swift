@@ -37,12 +37,12 @@ struct Orientd: AsyncParsableCommand {
     /// Ignores SIGPIPE before anything runs: a peer that goes away (iiod, a client, a pipe reader)
     /// must give an EPIPE error to handle, not kill the process.
     ///
-    /// Swift Concurrency's jobs run on NIO's event loops, not on libdispatch's global queues: the
-    /// first global-queue worker starts libdispatch's workqueue monitor, a 1 Hz timer that never
-    /// stops, and would wake a daemon at rest once a second for nothing (docs/sensors.md, power).
+    /// Swift Concurrency's jobs run on NIO's event loop, not on libdispatch's global queues
+    /// (``ConcurrencyOnEventLoop``): the first global-queue worker starts libdispatch's workqueue
+    /// monitor, a 1 Hz timer that never stops (docs/sensors.md, power).
     static func main() async {
         NIOSingletons.groupLoopCountSuggestion = 1  // one thread for those jobs, asleep at rest
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        ConcurrencyOnEventLoop.install()
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()

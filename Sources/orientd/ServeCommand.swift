@@ -178,6 +178,10 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "orientd")
         if let file { logger.info("configuration read", metadata: ["config.file": "\(file)"]) }
+        if !ConcurrencyOnEventLoop.installed {
+            logger.warning(
+                "Swift Concurrency runs on libdispatch's global queues: its workqueue monitor wakes the daemon once a second")
+        }
         logger.debug("effective configuration", metadata: ConfigurationFile.metadata(settings))
         // Before anything is made: what the parts open, they open in `start` and close in `stop`, so
         // the process holds after the last stop what it held here (Tests/integration/test_lifecycle.py).
