@@ -179,8 +179,8 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "orientd")
         if let file { logger.info("configuration read", metadata: ["config.file": "\(file)"]) }
         if !ConcurrencyOnEventLoop.installed {
-            logger.warning(
-                "Swift Concurrency runs on libdispatch's global queues: its workqueue monitor wakes the daemon once a second")
+            let why = "its workqueue monitor wakes the daemon once a second"
+            logger.warning("Swift Concurrency runs on libdispatch's global queues: \(why)")
         }
         logger.debug("effective configuration", metadata: ConfigurationFile.metadata(settings))
         // Before anything is made: what the parts open, they open in `start` and close in `stop`, so
