@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import OrientationCore
 
 @Suite("Gyroscope check")
@@ -29,7 +32,9 @@ struct GyroscopeCheckTests {
             Issue.record("no fault: \(verdicts)")
             return
         }
-        #expect(detail.contains("frozen") && detail.contains("90°"))
+        // 90° turned, give or take the few degrees the held bias (0.037 rad/s) turns it in 2.6 s.
+        let degrees = detail.split(separator: "turned ").last.flatMap { Int($0.prefix { $0.isNumber }) }
+        #expect(detail.contains("frozen") && (84...96).contains(degrees ?? 0), "\(detail)")
         #expect(
             check.observe(time: 2.7, rate: Vector3(0.011, -0.02, 0.03), reading: Self.onItsSide, lastReanchor: nil)
                 == .working)
@@ -69,6 +74,38 @@ struct GyroscopeCheckTests {
             let reading = step < 50 ? Self.upright : Self.onItsSide
             #expect(check.observe(time: Double(step) * 0.02, rate: rate, reading: reading, lastReanchor: nil) == nil)
         }
+    }
+
+    @Test(
+        """
+        a steady turn repeats one rate (or a hub reports it once): the rate, held, turns gravity as the \
+        accelerometer saw, so it is no fault; held at zero or the other way through the same turn, it is
+        """)
+    func steadyTurn() {
+        /// A device turned about its z axis at `speed` for 1.5 s (50 Hz), its gyroscope reading `rate`
+        /// all along: gravity, fixed in the world, turns the other way in the device's frame.
+        func verdicts(rate: Vector3, speed: Double = 1) -> [GyroscopeCheck.Verdict] {
+            var check = GyroscopeCheck()
+            var seen: [GyroscopeCheck.Verdict] = []
+            for step in 0...75 {
+                let time = Double(step) * 0.02
+                let angle = speed * time
+                let reading = Vector3(-9.81 * sin(angle), -9.81 * cos(angle), 0)
+                if let verdict = check.observe(time: time, rate: rate, reading: reading, lastReanchor: nil) {
+                    seen.append(verdict)
+                }
+            }
+            return seen
+        }
+        #expect(verdicts(rate: Vector3(0, 0, 1)).isEmpty, "1 rad/s for 1.5 s is 86°, and the rate says so")
+        // A rate that lags or leads the true turn by a few percent (a hub's rounding) still agrees.
+        #expect(verdicts(rate: Vector3(0, 0, 0.95)).isEmpty)
+        guard case .failed(let detail)? = verdicts(rate: .zero).first else {
+            Issue.record("a rate stuck at zero through 86° was no fault")
+            return
+        }
+        #expect(detail.contains("frozen at (0.0, 0.0, 0.0) rad/s"), "\(detail)")
+        #expect(verdicts(rate: Vector3(0, 0, -1)).first != nil, "the rate the other way")
     }
 
     @Test("three large disagreements with the accelerometer within a minute are a fault, over a minute later")

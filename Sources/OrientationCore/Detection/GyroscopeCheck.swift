@@ -12,8 +12,12 @@ import Darwin
 /// to contradict it.
 ///
 /// * **Frozen**: the same reading, to the last bit, for `frozenTime` while the accelerometer shows
-///   the device turned by `frozenTurn` or more (a turn that fast moves every axis's reading; noise
-///   alone moves the last bit). Over when the reading changes. The readings must be continuous: a
+///   the device turned by `frozenTurn` or more beyond what that reading, held, turns it (a turn
+///   that fast moves every axis's reading; noise alone moves the last bit). The held rate is
+///   integrated, as the fusion turns gravity by it: a steady turn, or a hub that reports a rate only
+///   when it changes, repeats one value that agrees with the accelerometer's turn, and is no fault;
+///   a rate stuck at zero or at a bias through a quarter turn disagrees by the whole quarter.
+///   Over when the reading changes. The readings must be continuous: a
 ///   gap longer than `maximumGap` (the daemon switches the gyroscope off at rest) starts the run
 ///   afresh, since a turn made while nothing was read says nothing against the gyroscope.
 /// * **At odds**: the fused gravity had to be set back to a resting accelerometer by
@@ -52,7 +56,10 @@ public struct GyroscopeCheck: Sendable {
     public let settings: Settings
     public private(set) var verdict: Verdict = .working
 
-    private var frozen: (value: Vector3, since: Double, direction: Vector3?, turn: Double)?
+    /// The held reading since when, the accelerometer's direction when the run had one first (and
+    /// its time), and the largest angle seen between the accelerometer's direction and that one
+    /// turned by the held rate.
+    private var frozen: (value: Vector3, since: Double, start: (direction: Vector3, time: Double)?, turn: Double)?
     private var lastTime = -Double.infinity
     private var frozenFailure = false
     private var frozenDetail = ""
@@ -108,13 +115,19 @@ public struct GyroscopeCheck: Sendable {
         let interval = time - lastTime
         lastTime = time
         guard var held = frozen, held.value == rate, interval >= 0, interval <= settings.maximumGap else {
-            frozen = (rate, time, direction, 0)
+            frozen = (rate, time, direction.map { ($0, time) }, 0)
             frozenFailure = false
             return
         }
-        if held.direction == nil { held.direction = direction }
-        if let start = held.direction, let direction {
-            let cosine = max(-1, min(1, start.dot(direction)))
+        if held.start == nil { held.start = direction.map { ($0, time) } }
+        if let start = held.start, let direction {
+            // Where the held rate has turned the first direction by now (GravityFusion's step).
+            let speed = held.value.magnitude
+            let expected =
+                speed > 0
+                ? Quaternion(axis: held.value, angle: -speed * (time - start.time)).rotate(start.direction)
+                : start.direction
+            let cosine = max(-1, min(1, expected.dot(direction) / max(expected.magnitude, .leastNonzeroMagnitude)))
             held.turn = max(held.turn, acos(cosine) * 180 / .pi)
         }
         frozen = held
@@ -123,7 +136,8 @@ public struct GyroscopeCheck: Sendable {
             let value = held.value
             frozenDetail = """
                 frozen at (\(Self.text(value.x)), \(Self.text(value.y)), \(Self.text(value.z))) rad/s \
-                for \(Self.text(time - held.since)) s while the accelerometer turned \(Int(held.turn.rounded()))°
+                for \(Self.text(time - held.since)) s while the accelerometer turned \(Int(held.turn.rounded()))° \
+                beyond what that rate turns it
                 """
         }
     }
