@@ -24,12 +24,8 @@ public struct DevicePose: Sendable, Hashable {
         let a = angle * .pi / 180, t = tilt * .pi / 180
         let down = Vector3(-sin(a) * cos(t), -cos(a) * cos(t), -sin(t))
         let across = Vector3(cos(a), -sin(a), 0)
-        return (down, across, cross(down, across))
+        return (down, across, down.cross(across))
     }
-}
-
-private func cross(_ a: Vector3, _ b: Vector3) -> Vector3 {
-    Vector3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
 /// One reading of a simulated session: monotonic seconds and the part's raw counts, with a
@@ -172,7 +168,7 @@ public struct WorkingSensorSession: Sequence, IteratorProtocol, Sendable {
             let (down2, across2, along2) = attitude(at: time + step).frame()
             var sum = Vector3.zero
             for (e, later) in [(down, down2), (across, across2), (along, along2)] {
-                sum = sum + cross(e, (1 / step) * (later - e))
+                sum = sum + e.cross((1 / step) * (later - e))
             }
             rate = part.measure(-0.5 * sum, random: &random)
         }

@@ -2,6 +2,23 @@ import Foundation
 import Testing
 @testable import OrientationCore
 
+/// The daemon's way (``DetectionStage``): the detector makes each sample's gravity estimate, the
+/// motion estimator reads it.
+private struct MotionPipeline {
+    var detector: OrientationDetector
+    var estimator = MotionEstimator()
+
+    init(configuration: DetectorConfiguration = DetectorConfiguration()) {
+        detector = OrientationDetector(configuration: configuration)
+    }
+
+    mutating func process(time: Double, reading: Vector3, rotationRate: Vector3?) -> MotionSample? {
+        _ = detector.process(AccelerationSample(time: time, vector: reading, rotationRate: rotationRate))
+        guard let estimate = detector.estimate, estimate.time == time else { return nil }
+        return estimator.process(reading: reading, estimate: estimate)
+    }
+}
+
 @Suite("Motion estimator")
 struct MotionEstimatorTests {
     /// Gravity seen by a device turned counter-clockwise (about +z) by `theta` from `start`.
@@ -16,7 +33,7 @@ struct MotionEstimatorTests {
 
     @Test("without a gyroscope: the low-passed reading is gravity, the rest is the user's; no rate, no attitude")
     func withoutGyroscope() throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         var last: MotionSample?
         for step in 0...200 {
             let time = Double(step) * 0.01
@@ -35,7 +52,7 @@ struct MotionEstimatorTests {
         "with a gyroscope, a quarter turn counter-clockwise gives that attitude, upright and lying",
         arguments: [Vector3(0, -9.81, 0), Vector3(0, 0, -9.81)])
     func quarterTurn(start: Vector3) throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         var last: MotionSample?
         let duration = 0.5
         for step in 0...150 {
@@ -59,7 +76,7 @@ struct MotionEstimatorTests {
 
     @Test("a gap keeps the attitude's reference: the heading is kept across it, the tilt follows gravity again")
     func gapKeepsTheReference() throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         let upright = Vector3(0, -9.81, 0)
         // A quarter turn counter-clockwise in 0.5 s at 100 Hz, then 5 s of nothing, then lying on its back.
         var time = 0.0
@@ -79,7 +96,7 @@ struct MotionEstimatorTests {
 
     @Test("a sensor read at 8 Hz (steps over the fusion's 0.1 s) still integrates its turn", arguments: [8.0, 10.0])
     func slowSensorIntegrates(rate: Double) throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         var last: MotionSample?
         let duration = 2.0
         for step in 0...Int(3 * rate) {
@@ -96,7 +113,7 @@ struct MotionEstimatorTests {
 
     @Test("a sample without a rate keeps the reference and the fused gravity; the turn goes on from it")
     func sampleWithoutRate() throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         let upright = Vector3(0, -9.81, 0)
         var last: MotionSample?
         for step in 0...100 {
@@ -116,9 +133,33 @@ struct MotionEstimatorTests {
         #expect(abs(2 * atan2(attitude.z, attitude.w) - .pi / 2) < 2 * .pi / 180, "\(attitude)")
     }
 
+    @Test("gravity is the detector's fusion, with its settings: a longer gyro-correction-time follows a push less")
+    func theDetectorsFusion() throws {
+        func deviation(correctionTime: Double) throws -> Double {
+            var configuration = DetectorConfiguration()
+            configuration.gyroCorrectionTime = correctionTime
+            var pipeline = MotionPipeline(configuration: configuration)
+            var last: MotionSample?
+            // Still for a second, then pushed toward its left edge (2 m/s²) for 0.2 s, not turning
+            // (shorter than the fusion's re-anchoring, 0.3 s, after which it follows any steady push).
+            for step in 0...120 {
+                let time = Double(step) * 0.01
+                let push = time > 1 ? Vector3(2, 0, 0) : .zero
+                last = pipeline.process(time: time, reading: Vector3(0, -9.81, 0) + push, rotationRate: .zero)
+            }
+            let sample = try #require(last)
+            let estimate = try #require(pipeline.detector.estimate)
+            #expect(sample.gravity == estimate.gravity)
+            return sample.gravity.x
+        }
+        let quick = try deviation(correctionTime: 0.5)
+        let slow = try deviation(correctionTime: 2.0)
+        #expect(quick > 0.05 && slow < quick * 0.6, "quick \(quick), slow \(slow)")
+    }
+
     @Test("readings and rates beyond any sensor's range are glitches, dropped; the attitude goes on unharmed")
     func glitches() throws {
-        var estimator = MotionEstimator()
+        var estimator = MotionPipeline()
         let upright = Vector3(0, -9.81, 0)
         for step in 0...50 {
             _ = estimator.process(time: Double(step) * 0.01, reading: upright, rotationRate: .zero)

@@ -224,7 +224,7 @@ public struct GravityFusion: Sendable {
                 // reading b too much turns the estimate by ĝ × b a second, away from â).
                 let g = (1 / turned.magnitude) * turned
                 let a = (1 / length) * reading
-                let error = Vector3(g.y * a.z - g.z * a.y, g.z * a.x - g.x * a.z, g.x * a.y - g.y * a.x)
+                let error = g.cross(a)
                 let learned = bias + (trust * settings.biasGain * interval) * error
                 if learned.magnitude < settings.maximumBias { bias = learned }
             }

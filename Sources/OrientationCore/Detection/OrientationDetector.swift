@@ -132,6 +132,12 @@ public struct OrientationDetector: Sendable {
     private var gyroscopeCheck: GyroscopeCheck
     /// The gyroscope's verdict (``GyroscopeCheck``): `failed` while evidence against it holds.
     public var gyroscopeVerdict: GyroscopeCheck.Verdict { gyroscopeCheck.verdict }
+    /// The gravity estimate the last sample gave (``GravityEstimate``): the fusion's while samples
+    /// carry a rate (and for a sample without one soon after, so it does not jump to the low-pass,
+    /// which trails a turn), else the low-pass. nil before the first sample.
+    public private(set) var estimate: GravityEstimate?
+    /// The last sample that carried a rate.
+    private var lastRateTime = -Double.infinity
     /// The last sample carried a rotation rate.
     private var gyroscopeFed = false
     /// ...and the fusion's estimate is reliable (``GravityFusion/isReliable``): `judgedUp` is the
@@ -272,6 +278,10 @@ public struct OrientationDetector: Sendable {
             if !gyroscopeFed { fusion.restart() }
             gyroscopeFed = true
             let gravity = fusion.process(time: sample.time, reading: sample.vector, rotationRate: rate)
+            lastRateTime = sample.time
+            estimate = GravityEstimate(
+                time: sample.time, gravity: gravity, rotationRate: fusion.rotationRate, isAnchored: fusion.isReliable,
+                stillFor: fusion.stillFor)
             _ = gyroscopeCheck.observe(
                 time: sample.time, rate: rate, reading: sample.vector, lastReanchor: fusion.lastReanchor)
             fused = fusion.isReliable && gyroscopeCheck.verdict == .working
@@ -290,6 +300,12 @@ public struct OrientationDetector: Sendable {
             gyroscopeFed = false
             fused = false
             judgedUp = filteredUp
+            let sinceRate = sample.time - lastRateTime
+            if sinceRate >= 0, sinceRate <= fusion.settings.maximumGap, let gravity = fusion.gravity {
+                estimate = GravityEstimate(time: sample.time, gravity: gravity, isAnchored: fusion.isReliable)
+            } else {
+                estimate = GravityEstimate(time: sample.time, gravity: -filteredUp)
+            }
         }
     }
 

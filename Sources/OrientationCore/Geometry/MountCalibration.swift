@@ -322,5 +322,4 @@ struct Matrix3: Sendable, Hashable {
 extension Vector3 {
     static func * (v: Vector3, s: Double) -> Vector3 { s * v }
     static func / (v: Vector3, s: Double) -> Vector3 { (1 / s) * v }
-    func cross(_ o: Vector3) -> Vector3 { Vector3(y * o.z - z * o.y, z * o.x - x * o.z, x * o.y - y * o.x) }
 }

@@ -75,10 +75,7 @@ public struct MountMatrix: Sendable, Hashable {
     /// (determinant −1) turns a right-handed frame into a left-handed one, in which a turn that was
     /// counter-clockwise about an axis reads clockwise; the sign keeps the right-hand rule.
     public func applyToRotation(_ rate: Vector3) -> Vector3 {
-        let determinant = rows[0].dot(
-            Vector3(
-                rows[1].y * rows[2].z - rows[1].z * rows[2].y, rows[1].z * rows[2].x - rows[1].x * rows[2].z,
-                rows[1].x * rows[2].y - rows[1].y * rows[2].x))
+        let determinant = rows[0].dot(rows[1].cross(rows[2]))
         return (determinant < 0 ? -1 : 1) * apply(rate)
     }
 

@@ -27,6 +27,10 @@ public struct Vector3: Sendable, Hashable {
     @inlinable public var isFinite: Bool { x.isFinite && y.isFinite && z.isFinite }
 
     @inlinable public func dot(_ other: Vector3) -> Double { x * other.x + y * other.y + z * other.z }
+    /// The cross product, right-handed: `x.cross(y)` is `z`.
+    @inlinable public func cross(_ other: Vector3) -> Vector3 {
+        Vector3(y * other.z - z * other.y, z * other.x - x * other.z, x * other.y - y * other.x)
+    }
 
     @inlinable public static func + (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x + b.x, a.y + b.y, a.z + b.z) }
     @inlinable public static func - (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x - b.x, a.y - b.y, a.z - b.z) }

@@ -43,13 +43,14 @@ public struct MotionSample: Sendable, Hashable {
     }
 }
 
-/// Turns readings of the accelerometer (and the gyroscope, when there is one) into
-/// ``MotionSample``s.
+/// Turns readings of the accelerometer, with the detector's gravity estimate of each
+/// (``GravityEstimate``), into ``MotionSample``s.
 ///
-/// With a gyroscope, gravity is ``GravityFusion``'s and the attitude integrates the rotation rate,
-/// its tilt held to the fused gravity at every sample (so only its turn about gravity is free to
-/// drift). Without one, gravity is the accelerometer low-passed (as W3C's GravitySensor is on such
-/// devices), and there is no rate and no attitude.
+/// Gravity is the estimate's: with a gyroscope the detector's ``GravityFusion`` (the same fusion,
+/// with the same settings, that the orientation is judged on), without one the accelerometer
+/// low-passed (as W3C's GravitySensor is on such devices), and then there is no rate and no
+/// attitude. The attitude integrates the estimate's rotation rate, its tilt held to the estimate's
+/// gravity at every sample (so only its turn about gravity is free to drift).
 ///
 /// The attitude's reference is fixed at the first sample with a rate and kept for as long as the
 /// estimator lives: across a gap, a slow sensor's long steps or samples without a rate, the attitude
@@ -57,12 +58,8 @@ public struct MotionSample: Sendable, Hashable {
 /// again at the next sample with a rate. Starting it afresh there would hand apps a new reference
 /// they cannot tell from a turn.
 ///
-/// A pure state machine: time comes in with each sample.
+/// A pure state machine: time comes in with each estimate.
 public struct MotionEstimator: Sendable {
-    /// τ of the low-pass that gives gravity without a gyroscope.
-    public let filterTimeConstant: Double
-    /// A longer gap between samples starts the low-pass afresh (the fusion has the same limit).
-    public let maximumGap: Double
     /// A step between two samples with a rate up to this long is integrated into the attitude (a
     /// sensor read at 4 Hz or faster); a longer one keeps the heading.
     public static let maximumIntegratedStep = 0.25
@@ -72,9 +69,10 @@ public struct MotionEstimator: Sendable {
     /// Rates faster than this (rad/s) are glitches, dropped: beyond any MEMS gyroscope's range
     /// (±4000 °/s at most, 70 rad/s).
     public static let maximumRate = 100.0
+    /// A sample this little before the last one is a repeat or out of order, dropped; further back,
+    /// the clock started again (the detector starts afresh too).
+    public static let maximumBackstep = 0.1
 
-    private var fusion: GravityFusion
-    private var lowPass: Vector3?
     private var lastTime = -Double.infinity
     /// The last sample with a rate: the attitude integrates from it.
     private var lastRateTime = -Double.infinity
@@ -82,37 +80,24 @@ public struct MotionEstimator: Sendable {
     /// Gravity in the reference frame (the device's frame at the first sample with a gyroscope).
     private var referenceGravity = Vector3.zero
 
-    public init(fusion: GravityFusion.Settings = GravityFusion.Settings(), filterTimeConstant: Double = 0.2) {
-        self.fusion = GravityFusion(settings: fusion)
-        self.filterTimeConstant = filterTimeConstant
-        maximumGap = fusion.maximumGap
-    }
+    public init() {}
 
-    /// Feeds one sample in the display frame: the accelerometer's reading (m/s², gravity-pointing)
-    /// and the gyroscope's (rad/s), if any. Returns the motion it gives, or nil for a reading that
+    /// Feeds one sample: the accelerometer's reading in the display frame (m/s², gravity-pointing)
+    /// and the detector's estimate from it. Returns the motion it gives, or nil for a reading that
     /// carries nothing (not finite, zero, beyond any sensor's range, or not later than the last).
-    public mutating func process(time: Double, reading: Vector3, rotationRate: Vector3?) -> MotionSample? {
+    public mutating func process(reading: Vector3, estimate: GravityEstimate) -> MotionSample? {
+        let time = estimate.time
         let length = reading.magnitude
         guard time.isFinite, reading.isFinite, length > 0, length <= Self.maximumReading,
-            rotationRate.map({ $0.isFinite && $0.magnitude <= Self.maximumRate }) ?? true
+            estimate.rotationRate.map({ $0.isFinite && $0.magnitude <= Self.maximumRate }) ?? true
         else { return nil }
         let interval = time - lastTime
-        if interval <= 0, interval > -maximumGap { return nil }
+        if interval <= 0, interval > -Self.maximumBackstep { return nil }
         lastTime = time
-        if let previous = lowPass, interval > 0, interval <= maximumGap {
-            lowPass = previous + (interval / (filterTimeConstant + interval)) * (reading - previous)
-        } else {
-            lowPass = reading
-        }
-        guard let rotationRate else {
-            // The gyroscope's last estimate while it is recent, so gravity does not jump to the
-            // low-pass (which trails a turn) for one sample.
-            let recent = time - lastRateTime >= 0 && time - lastRateTime <= maximumGap
-            let gravity = (recent ? fusion.gravity : nil) ?? lowPass ?? reading
+        let gravity = estimate.gravity
+        guard let rate = estimate.rotationRate else {
             return MotionSample(time: time, gravity: gravity, userAcceleration: reading - gravity)
         }
-        let gravity = fusion.process(time: time, reading: reading, rotationRate: rotationRate)
-        let rate = fusion.rotationRate
         let step = time - lastRateTime
         lastRateTime = time
         guard var turned = attitude else {
@@ -123,13 +108,11 @@ public struct MotionEstimator: Sendable {
                 attitude: .identity, startsAttitude: true)
         }
         if step > 0, step <= Self.maximumIntegratedStep { turned = turned * Quaternion(rotationVector: step * rate) }
-        // Hold the attitude's tilt to the fused gravity: the gravity it predicts in the device's
-        // frame is turned onto the fused one by θ about their cross product, so the device's frame
+        // Hold the attitude's tilt to the estimate's gravity: the gravity it predicts in the device's
+        // frame is turned onto the estimate by θ about their cross product, so the device's frame
         // is turned by −θ about it (atan2 of |a × b| and a · b keeps small angles exact).
         let predicted = turned.conjugate.rotate(referenceGravity)
-        let axis = Vector3(
-            predicted.y * gravity.z - predicted.z * gravity.y, predicted.z * gravity.x - predicted.x * gravity.z,
-            predicted.x * gravity.y - predicted.y * gravity.x)
+        let axis = predicted.cross(gravity)
         let angle = atan2(axis.magnitude, predicted.dot(gravity))
         turned = (turned * Quaternion(axis: axis, angle: -angle)).normalized
         attitude = turned

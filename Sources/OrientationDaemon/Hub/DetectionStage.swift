@@ -178,9 +178,9 @@ final class DetectionStage: Sendable {
                     switchGyroscope(&pipeline)
                 }
                 wantFastReads(&pipeline)
-                let motion = pipeline.motion?.process(
-                    time: sample.time, reading: display,
-                    rotationRate: sample.rotationRate.map(pipeline.orientation.mountMatrix.applyToRotation) ?? ownRate)
+                // The detector's own estimate of this sample (none for a sample it dropped).
+                let estimate = pipeline.orientation.detector.estimate.flatMap { $0.time == sample.time ? $0 : nil }
+                let motion = estimate.flatMap { pipeline.motion?.process(reading: display, estimate: $0) }
                 return Detection(
                     change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
                     readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion,
