@@ -327,6 +327,33 @@ struct DetectorGyroscopeTests {
         #expect(first.time < 0.15, "taken \(first.time) s after the first sample")
     }
 
+    @Test(
+        """
+        started while the device is raised from near flat (18° to 31° above the horizontal in 0.2 s, 65°/s), \
+        the first orientation is the one it settles in, never the face state it is leaving: two readings \
+        that agree within the start-up's spread prove nothing at that rate, and the gyroscope measures it
+        """,
+        arguments: [50.0, 100.0])
+    func startWhileRaisedIsNotTheFaceStateItLeaves(rate: Double) throws {
+        var device = MovingDevice()
+        device.rate = rate
+        device.follow(for: 0.2) { t in Pose(angle: 90, tilt: 72 - 13 * minimumJerk(t / 0.2)) }
+        device.hold(Pose(angle: 90, tilt: 59), for: 1)
+        #expect(device.reported == [.landscapeLeft], "\(device.changes)")
+        let first = try #require(device.changes.first)
+        #expect(first.time < 0.4, "taken \(first.time) s after the first sample")
+    }
+
+    @Test("started still, with the gyroscope, the first orientation comes within 0.10 s", arguments: [25.0, 50.0])
+    func startStillIsQuick(rate: Double) throws {
+        var device = MovingDevice()
+        device.rate = rate
+        device.hold(Pose(angle: 90, tilt: 59), for: 0.5)
+        #expect(device.reported == [.landscapeLeft])
+        let first = try #require(device.changes.first)
+        #expect(first.time <= 0.10, "taken \(first.time) s after the first sample")
+    }
+
     @Test("started in the same pocket without the gyroscope, the low-pass's drift delays the first orientation")
     func startInASwingingPocketWaitsWithoutTheGyroscope() throws {
         let changes = Self.pocketStart(phase: -Double.pi / 2, gyroscope: false)

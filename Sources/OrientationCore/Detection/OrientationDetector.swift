@@ -481,6 +481,11 @@ public struct OrientationDetector: Sendable {
     /// twice.
     private func fastCandidate(rest: Rest?) -> DeviceOrientation? {
         if orientation == .unknown {
+            // A working gyroscope that measures a turn says what two agreeing readings cannot: a
+            // device raised at 65°/s moves 1.3° between two readings 20 ms apart, inside the spread,
+            // and the start-up would show the pose it is leaving.
+            let turning = fusion.rotationRate.magnitude >= fusion.settings.stillRate
+            if gyroscopeFed, gyroscopeCheck.verdict == .working, turning { return nil }
             let still =
                 restingDirection(
                     over: configuration.startupRestWindow, minimumSamples: 2, cosSpread: cosStartupSpread,
