@@ -8,6 +8,7 @@ SECTIONS = {
     "kinds": "light and proximity against iio-sensor-proxy",
     "power": "adaptive pacing against the fixed rate and iio-sensor-proxy",
     "claims": "D-Bus claims answered under a flood, and the desktop's claim meanwhile",
+    "people": "real people at the waist and simulated pockets, beside a plain fused detector",
 }
 
 
@@ -28,6 +29,9 @@ def run(section):
     elif section == "claims":
         from bench import claims
         claims.claims_section()
+    elif section == "people":
+        from bench import people
+        people.people_section()
 
 
 def main(arguments):

@@ -14,17 +14,16 @@ change there. A centred mean leads a fast turn: a stand-up in 0.5 s is "clearly"
 hundredths of a second after it begins, while the phone is still 80° back.
 """
 import argparse
-import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Fixtures", "corpus"))
 import generate  # noqa: E402
-from bench.real_recordings import Readings, orientation, percentile  # noqa: E402
+from bench import reference_detector  # noqa: E402
+from bench.real_recordings import Readings, orientation, percentile, replayed_by  # noqa: E402
 
 RATE = 50
 
@@ -48,8 +47,9 @@ def write(path, rows, columns):
             f.write(",".join("%.5f" % v for v in row[:columns]) + "\n")
 
 
-def session(seed, orientd, detector, directory):
-    """Onset latencies of one seed's turns: {True: fused, False: alone} → [(latency, turn, target)]."""
+def session(seed, detect, directory):
+    """Onset latencies of one seed's turns by `detect` (a trace's path → its changes):
+    {True: fused, False: alone} → [(latency, turn, target)]."""
     angle, steps = plan(seed)
     # The hip is above the phone: the sensor lies 25 cm from it along the phone's length.
     lever = (0.0, 0.25 if abs(angle) > 90 else -0.25, 0.0)
@@ -71,8 +71,7 @@ def session(seed, orientd, detector, directory):
     for fused in (True, False):
         path = os.path.join(directory, f"pocket-{seed}-{'fused' if fused else 'alone'}.csv")
         write(path, rows, 7 if fused else 4)
-        output = subprocess.run([orientd, "replay", *detector, path], capture_output=True, text=True, check=True)
-        changes = [json.loads(line) for line in output.stdout.splitlines() if '"orientation"' in line]
+        changes = detect(path)
         result[fused] = []
         for number, (begin, end) in enumerate(turns):
             target = orientation(readings.held(index(end + 1.5)))[0]
@@ -97,23 +96,34 @@ def main(arguments):
     if not os.access(options.orientd, os.X_OK):
         sys.exit(f"pocket-stand-ups: no orientd at {options.orientd} (make release, or --orientd BIN)")
     detector = [a for pair in options.detector for a in ("--detector", pair)]
-    found = {True: [], False: []}
-    with tempfile.TemporaryDirectory(prefix="orientd-pocket-") as directory:
-        for seed in range(1, options.seeds + 1):
-            for fused, entries in session(seed, options.orientd, detector, directory).items():
-                found[fused] += [(latency, seed, number, target) for latency, number, target in entries]
-    print("| | turns | missed | onset median | p95 | max |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for fused, label in ((True, "with the gyroscope"), (False, "accelerometer alone")):
-        values = sorted(entry for entry in found[fused] if entry[0] is not None)
-        latencies = [entry[0] for entry in values]
-        missed = len(found[fused]) - len(values)
-        print(f"| {label} | {len(found[fused])} | {missed} | {percentile(latencies, 0.5):.3f} s | "
-              f"{percentile(latencies, 0.95):.3f} s | {latencies[-1]:.3f} s |")
-        if options.verbose:
-            for latency, seed, number, target in values[-5:]:
-                print(f"    slowest: {latency:.3f} s, seed {seed}, turn {number + 1} → {target}")
+    for line in table(options.orientd, detector, options.seeds, options.verbose):
+        print(line)
     return 0
+
+
+def table(orientd, detector=(), seeds=12, verbose=False):
+    """The comparison's table (markdown lines): orientd and the reference detector, each with the
+    gyroscope and with the accelerometer alone, on `seeds` simulated sessions."""
+    detectors = {"orientd": replayed_by(orientd, list(detector)), "reference": reference_detector.detect}
+    found = {(who, fused): [] for who in detectors for fused in (True, False)}
+    with tempfile.TemporaryDirectory(prefix="orientd-pocket-") as directory:
+        for seed in range(1, seeds + 1):
+            for who, detect in detectors.items():
+                for fused, entries in session(seed, detect, directory).items():
+                    found[(who, fused)] += [(latency, seed, number, target) for latency, number, target in entries]
+    lines = ["| | turns | missed | onset median | p95 | max |", "|---|---:|---:|---:|---:|---:|"]
+    for fused in (True, False):
+        for who in detectors:
+            label = f"{who}, {'with the gyroscope' if fused else 'accelerometer alone'}"
+            values = sorted(entry for entry in found[(who, fused)] if entry[0] is not None)
+            latencies = [entry[0] for entry in values]
+            missed = len(found[(who, fused)]) - len(values)
+            lines.append(f"| {label} | {len(found[(who, fused)])} | {missed} | {percentile(latencies, 0.5):.3f} s | "
+                         f"{percentile(latencies, 0.95):.3f} s | {latencies[-1]:.3f} s |")
+            if verbose:
+                lines += [f"    slowest: {latency:.3f} s, seed {seed}, turn {number + 1} → {target}"
+                          for latency, seed, number, target in values[-5:]]
+    return lines
 
 
 if __name__ == "__main__":

