@@ -23,6 +23,9 @@ without them (the accelerometer alone), and scored:
   0.3 s on end. Still activities whose own mean is not clearly in one orientation are skipped (a
   phone lying 70° tilted is neither upright nor flat). The onset latency is from the first such
   moment to orientd's first change to the new orientation (0 if orientd was there first).
+* **Taken back**: a change followed within 1 s by a change back to what it left, anywhere.
+* **Start-ups**: when the first orientation came, and whether the pose held half a second later is
+  clearly another.
 * **Changes inside an activity** more than 1 s after it began: while walking or on stairs they are
   changes away (the phone at the waist stays in one orientation); while still, a person may have
   turned over, so they are counted, not judged.
@@ -46,6 +49,9 @@ G = 9.80665
 STILL = {4: "sitting", 5: "standing", 6: "lying"}
 MOVING = {1: "walking", 2: "upstairs", 3: "downstairs"}
 TRANSITIONS = {7, 8, 9, 10, 11, 12}
+# A change followed within this long by a change back to the orientation it left is taken back: a
+# flap a user sees (detection.md §17).
+TAKEN_BACK = 1.0
 UPRIGHT_AXES = {"portrait": 0.0, "landscapeLeft": 90.0, "portraitUpsideDown": 180.0, "landscapeRight": -90.0}
 
 # Run inside the venv: the pickle's frames need pandas 1.5, and their BlockManager refuses the
@@ -201,7 +207,7 @@ def score(directory, traces, detect):
     """Each session of `directory` through `detect` (a trace's path → its changes), scored against the
     labels and readings of `traces`."""
     latencies, missed, still_changes, moving_changes, skipped = [], [], [], [], 0
-    startups, wrong_startups, walking, walking_wrong = [], [], 0.0, 0.0
+    startups, wrong_startups, walking, walking_wrong, taken_back = [], [], 0.0, 0.0, []
     for path in sorted(glob.glob(os.path.join(directory, "u*.csv"))):
         name = os.path.basename(path)[:-4]
         with open(os.path.join(traces, name + ".csv")) as f:
@@ -212,6 +218,9 @@ def score(directory, traces, detect):
             return readings.mean(int(segment["start"] * RATE), int(segment["end"] * RATE))
 
         changes = detect(path)
+        taken_back += [(name, b["t"], a["orientation"], b["orientation"])
+                       for a, b, c in zip(changes, changes[1:], changes[2:])
+                       if c["orientation"] == a["orientation"] and c["t"] - b["t"] <= TAKEN_BACK]
         # Start-up: the first orientation, wrong when the pose held half a second later is clearly
         # another (a pose between two, 70° tilted say, makes neither wrong).
         if changes:
@@ -260,7 +269,7 @@ def score(directory, traces, detect):
                 latencies.append((max(0.0, reached - onset), name, old, new, round(onset, 2)))
     return dict(latencies=sorted(latencies), missed=missed, skipped=skipped, still=still_changes,
                 moving=moving_changes, startups=sorted(startups), wrong_startups=wrong_startups,
-                walking_wrong=walking_wrong / walking if walking else 0.0)
+                walking_wrong=walking_wrong / walking if walking else 0.0, taken_back=taken_back)
 
 
 def main(arguments):
@@ -284,8 +293,8 @@ def table(orientd_path, detector=(), verbose=False):
     traces, alone = prepare()
     orientd = replayed_by(orientd_path, list(detector))
     lines = ["| | transitions | skipped | missed | onset median | p95 | max | changes while walking | "
-             "wrong while walking | changes while still | start-up p95 | start-ups wrong |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "wrong while walking | changes while still | taken back | start-up p95 | start-ups wrong |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for label, directory, detect in (
             ("orientd, with the gyroscope", traces, orientd),
             ("reference, with the gyroscope", traces, reference_detector.detect),
@@ -297,9 +306,11 @@ def table(orientd_path, detector=(), verbose=False):
             f"| {label} | {len(values) + len(result['missed'])} | {result['skipped']} | {len(result['missed'])} | "
             f"{percentile(values, 0.5):.3f} s | {percentile(values, 0.95):.3f} s | {values[-1]:.3f} s | "
             f"{len(result['moving'])} | {100 * result['walking_wrong']:.2f} % | {len(result['still'])} | "
-            f"{percentile(result['startups'], 0.95):.2f} s | {len(result['wrong_startups'])} |")
+            f"{len(result['taken_back'])} | {percentile(result['startups'], 0.95):.2f} s | "
+            f"{len(result['wrong_startups'])} |")
         if verbose:
             lines += [f"    start-up: {entry}" for entry in result["wrong_startups"]]
+            lines += [f"    taken back: {entry}" for entry in result["taken_back"]]
             lines += [f"    slowest: {entry[0]:.2f} s {entry[1]} {entry[2]} → {entry[3]} (onset {entry[4]} s)"
                       for entry in result["latencies"][-8:]]
             lines += [f"    missed: {entry}" for entry in result["missed"]]
