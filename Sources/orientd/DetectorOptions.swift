@@ -36,13 +36,13 @@ struct DetectorOptions: ParsableArguments {
         return configuration
     }
 
-    /// The parameter table for `--help`: name, default and meaning.
+    /// The parameter table for `--help`: name, default, unit, range and meaning.
     static var parameterHelp: String {
         let defaults = DetectorConfiguration()
         return DetectorConfiguration.parameters.map { parameter in
             let value = parameter.value(in: defaults)
             let shown = value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : "\(value)"
-            return "  \(parameter.name)=\(shown) (\(parameter.unit))\n      \(parameter.summary)"
+            return "  \(parameter.name)=\(shown) (\(parameter.unit), \(parameter.range))\n      \(parameter.summary)"
         }.joined(separator: "\n")
     }
 }

@@ -14,25 +14,27 @@ struct DetectionDocTests {
         try String(contentsOf: root.appendingPathComponent("docs/detection.md"), encoding: .utf8)
     }
 
-    /// The rows of the parameter table (the one headed `| name | default | unit | meaning |`):
-    /// `| \`name\` | default | unit | meaning |` → (name, the default's number).
-    static func parameterRows(_ text: String) -> [(name: String, value: Double?)] {
+    /// The rows of the parameter table (the one headed `| name | default | unit | range | meaning |`):
+    /// (name, the default's number, the range as the code writes it).
+    static func parameterRows(_ text: String) -> [(name: String, value: Double?, range: String)] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let header = lines.firstIndex(where: { $0.hasPrefix("| name | default | unit | meaning |") }) else {
-            return []
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("| name | default | unit | range | meaning |") })
+        else { return [] }
+        func plain(_ text: String) -> String {
+            text.replacingOccurrences(of: "−", with: "-").replacingOccurrences(of: "≥", with: ">=")
         }
         return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.compactMap { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
-            guard cells.count >= 5, cells[1].hasPrefix("`"), cells[1].hasSuffix("`") else { return nil }
-            // The default's number: its first word, with a typographic minus.
+            guard cells.count >= 6, cells[1].hasPrefix("`"), cells[1].hasSuffix("`") else { return nil }
+            // The default's number: its first word.
             let word = cells[2].split(separator: " ").first.map(String.init) ?? ""
-            return (String(cells[1].dropFirst().dropLast()), Double(word.replacingOccurrences(of: "−", with: "-")))
+            return (String(cells[1].dropFirst().dropLast()), Double(plain(word)), plain(cells[4]))
         }
     }
 
-    @Test("every detector parameter has a row with its default, and every row is a parameter")
+    @Test("every detector parameter has a row with its default and its range, and every row is a parameter")
     func parameterTable() throws {
         let rows = Self.parameterRows(try Self.document())
         let defaults = DetectorConfiguration()
@@ -41,6 +43,7 @@ struct DetectionDocTests {
             #expect(row != nil, "detection.md lists no \(parameter.name)")
             if let row {
                 #expect(row.value == parameter.value(in: defaults), "detection.md: \(parameter.name)'s default")
+                #expect(row.range == parameter.range.description, "detection.md: \(parameter.name)'s range")
             }
         }
         for row in rows where !DetectorConfiguration.parameters.contains(where: { $0.name == row.name }) {

@@ -32,6 +32,26 @@ struct DetectorConfigurationTests {
         }
     }
 
+    @Test("each parameter's range is in its row: the default lies in it, a value past a bound is refused naming it")
+    func ranges() throws {
+        for parameter in DetectorConfiguration.parameters {
+            let range = parameter.range
+            #expect(range.contains(parameter.value(in: DetectorConfiguration())), "\(parameter.name)'s default")
+            var outside = [range.lowerIncluded ? range.lower - 1 : range.lower]
+            if let upper = range.upper { outside.append(range.upperIncluded ? upper + 1 : upper) }
+            for value in outside {
+                var configuration = DetectorConfiguration()
+                try configuration.set(
+                    parameter.name, to: parameter.name == "rest-minimum-samples" ? String(Int(value)) : "\(value)")
+                #expect(
+                    throws: DetectorConfigurationError.outOfRange(name: parameter.name, expected: range.description)
+                ) {
+                    try configuration.validate()
+                }
+            }
+        }
+    }
+
     @Test(
         "inconsistent combinations are refused",
         arguments: [

@@ -139,6 +139,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public struct Parameter: Sendable {
         public let name: String
         public let unit: String
+        /// The values it may take alone (``validate()`` also relates some parameters to others).
+        public let range: ParameterRange
         public let summary: String
         let keyPath: (WritableKeyPath<DetectorConfiguration, Double> & Sendable)?
         let integerKeyPath: (WritableKeyPath<DetectorConfiguration, Int> & Sendable)?
@@ -151,75 +153,116 @@ public struct DetectorConfiguration: Sendable, Hashable {
 
     private static func parameter(
         _ name: String, _ keyPath: WritableKeyPath<DetectorConfiguration, Double> & Sendable, _ unit: String,
-        _ summary: String
+        _ range: ParameterRange, _ summary: String
     ) -> Parameter {
-        Parameter(name: name, unit: unit, summary: summary, keyPath: keyPath, integerKeyPath: nil)
+        Parameter(name: name, unit: unit, range: range, summary: summary, keyPath: keyPath, integerKeyPath: nil)
     }
 
     /// Every parameter, in the order the documentation lists them.
     public static let parameters: [Parameter] = [
-        parameter("gravity", \.gravity, "m/s²", "standard gravity for the magnitude gates"),
-        parameter("filter-time-constant", \.filterTimeConstant, "s", "low-pass time constant"),
+        parameter("gravity", \.gravity, "m/s²", .above(0), "standard gravity for the magnitude gates"),
+        parameter("filter-time-constant", \.filterTimeConstant, "s", .above(0), "low-pass time constant"),
         parameter(
-            "acceleration-tolerance", \.accelerationTolerance, "m/s²",
+            "acceleration-tolerance", \.accelerationTolerance, "m/s²", .above(0),
             "filtered |a| may differ from gravity by this much"),
         parameter(
-            "acceleration-holdoff", \.accelerationHoldoff, "s", "no slow-path change for this long after acceleration"),
-        parameter("free-fall-magnitude", \.freeFallMagnitude, "m/s²", "below this filtered |a| nothing is predicted"),
+            "acceleration-holdoff", \.accelerationHoldoff, "s", .atLeast(0),
+            "no slow-path change for this long after acceleration"),
         parameter(
-            "maximum-sample-magnitude", \.maximumSampleMagnitude, "m/s²", "longer raw samples are dropped as glitches"),
-        parameter("adjacent-hysteresis", \.adjacentHysteresis, "°", "dead zone between adjacent upright orientations"),
-        parameter("upright-maximum-tilt", \.uprightMaximumTilt, "°", "upright orientations only below this tilt"),
-        parameter("upright-minimum-tilt", \.uprightMinimumTilt, "°", "upright orientations only above this tilt"),
-        parameter("overhead-enter-tilt", \.overheadEnterTilt, "°", "tilt at or below this locks upright changes"),
-        parameter("overhead-exit-tilt", \.overheadExitTilt, "°", "tilt at or above this unlocks them"),
-        parameter("face-enter-tilt", \.faceEnterTilt, "°", "faceUp/faceDown need |tilt| at least this"),
-        parameter("face-exit-tilt", \.faceExitTilt, "°", "leave a face state only below this |tilt|"),
-        parameter("face-dwell", \.faceDwell, "s", "slow path: filtered tilt beyond face-enter-tilt this long"),
-        parameter("settle-time", \.settleTime, "s", "slow path: candidate unchanged this long"),
-        parameter("settle-drift", \.settleDrift, "°", "slow path: filtered direction moves less than this meanwhile"),
-        parameter("rest-window", \.restWindow, "s", "fast path: raw samples at rest this long"),
+            "free-fall-magnitude", \.freeFallMagnitude, "m/s²", .atLeast(0),
+            "below this filtered |a| nothing is predicted"),
+        parameter(
+            "maximum-sample-magnitude", \.maximumSampleMagnitude, "m/s²", .above(0),
+            "longer raw samples are dropped as glitches"),
+        parameter(
+            "adjacent-hysteresis", \.adjacentHysteresis, "°", .from(0, below: 90),
+            "dead zone between adjacent upright orientations"),
+        parameter(
+            "upright-maximum-tilt", \.uprightMaximumTilt, "°", .above(0, upTo: 90),
+            "upright orientations only below this tilt"),
+        parameter(
+            "upright-minimum-tilt", \.uprightMinimumTilt, "°", .from(-90, below: 0),
+            "upright orientations only above this tilt"),
+        parameter(
+            "overhead-enter-tilt", \.overheadEnterTilt, "°", .from(-90, upTo: 90),
+            "tilt at or below this locks upright changes"),
+        parameter(
+            "overhead-exit-tilt", \.overheadExitTilt, "°", .from(-90, upTo: 90), "tilt at or above this unlocks them"),
+        parameter(
+            "face-enter-tilt", \.faceEnterTilt, "°", .above(0, upTo: 90), "faceUp/faceDown need |tilt| at least this"),
+        parameter(
+            "face-exit-tilt", \.faceExitTilt, "°", .above(0, upTo: 90), "leave a face state only below this |tilt|"),
+        parameter(
+            "face-dwell", \.faceDwell, "s", .atLeast(0), "slow path: filtered tilt beyond face-enter-tilt this long"),
+        parameter("settle-time", \.settleTime, "s", .atLeast(0), "slow path: candidate unchanged this long"),
+        parameter(
+            "settle-drift", \.settleDrift, "°", .above(0, below: 180),
+            "slow path: filtered direction moves less than this meanwhile"),
+        parameter("rest-window", \.restWindow, "s", .atLeast(0), "fast path: raw samples at rest this long"),
         Parameter(
-            name: "rest-minimum-samples", unit: "samples", summary: "fast path: at least this many samples at rest",
+            name: "rest-minimum-samples", unit: "samples",
+            range: .from(2, upTo: Double(OrientationDetector.restCapacity)),
+            summary: "fast path: at least this many samples at rest",
             keyPath: nil, integerKeyPath: \DetectorConfiguration.restMinimumSamples),
-        parameter("rest-spread", \.restSpread, "°", "fast path: samples within this angle of their mean"),
         parameter(
-            "rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", "fast path: each |a| within this of gravity"),
-        parameter("face-rest-window", \.faceRestWindow, "s", "fast path: rest this long before a face state"),
-        parameter("face-jolt-time", \.faceJoltTime, "s", "fast path to a face state: a landing's jolt this short"),
-        parameter("dwell-margin", \.dwellMargin, "°", "dwell rule at rest: this much nearer a neighbour's axis"),
-        parameter("dwell-time", \.dwellTime, "s", "dwell rule at rest: ...held this long after the rest window"),
+            "rest-spread", \.restSpread, "°", .above(0, below: 90), "fast path: samples within this angle of their mean"
+        ),
         parameter(
-            "dwell-agreement", \.dwellAgreement, "°", "dwell rule at rest: filtered pose this near the resting one"),
-        parameter("dwell-drift", \.dwellDrift, "°", "dwell rule at rest: resting pose moves less than this"),
+            "rest-magnitude-tolerance", \.restMagnitudeTolerance, "m/s²", .above(0),
+            "fast path: each |a| within this of gravity"),
         parameter(
-            "dwell-moving-margin", \.dwellMovingMargin, "°", "dwell rule moving: the margin for the low-passed pose"),
-        parameter("dwell-moving-time", \.dwellMovingTime, "s", "dwell rule moving: ...held this long"),
+            "face-rest-window", \.faceRestWindow, "s", .atLeast(0), "fast path: rest this long before a face state"),
         parameter(
-            "dwell-moving-spread", \.dwellMovingSpread, "°", "dwell rule moving: ...and now this near its mean"),
+            "face-jolt-time", \.faceJoltTime, "s", .atLeast(0), "fast path to a face state: a landing's jolt this short"
+        ),
         parameter(
-            "startup-rest-window", \.startupRestWindow, "s",
+            "dwell-margin", \.dwellMargin, "°", .above(0, below: 90),
+            "dwell rule at rest: this much nearer a neighbour's axis"),
+        parameter(
+            "dwell-time", \.dwellTime, "s", .atLeast(0), "dwell rule at rest: ...held this long after the rest window"),
+        parameter(
+            "dwell-agreement", \.dwellAgreement, "°", .above(0, below: 90),
+            "dwell rule at rest: filtered pose this near the resting one"),
+        parameter(
+            "dwell-drift", \.dwellDrift, "°", .above(0, below: 180),
+            "dwell rule at rest: resting pose moves less than this"),
+        parameter(
+            "dwell-moving-margin", \.dwellMovingMargin, "°", .above(0, below: 90),
+            "dwell rule moving: the margin for the low-passed pose"),
+        parameter("dwell-moving-time", \.dwellMovingTime, "s", .atLeast(0), "dwell rule moving: ...held this long"),
+        parameter(
+            "dwell-moving-spread", \.dwellMovingSpread, "°", .above(0, upTo: 180),
+            "dwell rule moving: ...and now this near its mean"),
+        parameter(
+            "startup-rest-window", \.startupRestWindow, "s", .atLeast(0),
             "from unknown: two distinct readings at least this far apart, agreeing"),
-        parameter("startup-spread", \.startupSpread, "°", "from unknown: ...within this angle of their mean"),
         parameter(
-            "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²",
+            "startup-spread", \.startupSpread, "°", .above(0, below: 90),
+            "from unknown: ...within this angle of their mean"),
+        parameter(
+            "startup-magnitude-tolerance", \.startupMagnitudeTolerance, "m/s²", .above(0),
             "from unknown: ...each |a| within this of gravity"),
         parameter(
-            "gyro-correction-time", \.gyroCorrectionTime, "s",
+            "gyro-correction-time", \.gyroCorrectionTime, "s", .above(0),
             "gyroscope: fused gravity's pull toward the accelerometer"),
-        parameter("gyro-settle-rate", \.gyroSettleRate, "°/s", "gyroscope: a turn faster than this holds decisions"),
         parameter(
-            "gyro-settle-horizon", \.gyroSettleHorizon, "s",
+            "gyro-settle-rate", \.gyroSettleRate, "°/s", .above(0), "gyroscope: a turn faster than this holds decisions"
+        ),
+        parameter(
+            "gyro-settle-horizon", \.gyroSettleHorizon, "s", .above(0),
             "gyroscope: ...if it would leave the candidate within this time"),
-        parameter("gyro-still-rate", \.gyroStillRate, "°/s", "gyroscope: still below this rate"),
+        parameter("gyro-still-rate", \.gyroStillRate, "°/s", .above(0), "gyroscope: still below this rate"),
         parameter(
-            "gyro-still-settle-time", \.gyroStillSettleTime, "s",
+            "gyro-still-settle-time", \.gyroStillSettleTime, "s", .atLeast(0),
             "gyroscope: slow path, a candidate still this long settles"),
-        parameter("gyro-dwell-time", \.gyroDwellTime, "s", "gyroscope: dwell rule at rest, still this long"),
         parameter(
-            "gyro-moving-dwell-time", \.gyroMovingDwellTime, "s", "gyroscope: dwell rule moving, turning this long"),
-        parameter("gap-reprime", \.gapReprime, "s", "a longer gap between samples re-primes the filter"),
-        parameter("silence-timeout", \.silenceTimeout, "s", "no sample this long makes the orientation unknown"),
+            "gyro-dwell-time", \.gyroDwellTime, "s", .atLeast(0), "gyroscope: dwell rule at rest, still this long"),
+        parameter(
+            "gyro-moving-dwell-time", \.gyroMovingDwellTime, "s", .atLeast(0),
+            "gyroscope: dwell rule moving, turning this long"),
+        parameter("gap-reprime", \.gapReprime, "s", .above(0), "a longer gap between samples re-primes the filter"),
+        parameter(
+            "silence-timeout", \.silenceTimeout, "s", .above(0), "no sample this long makes the orientation unknown"),
     ]
 
     /// Sets the parameter called `name` from its text form.
@@ -236,56 +279,62 @@ public struct DetectorConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Rejects combinations that cannot work: non-positive times, inverted tilt pairs, thresholds
-    /// outside the possible range.
+    /// Rejects values outside a parameter's range (its row's) and combinations that cannot work:
+    /// inverted tilt pairs, thresholds beyond gravity.
     public func validate() throws(DetectorConfigurationError) {
         func require(_ condition: Bool, _ name: String, _ expected: String) throws(DetectorConfigurationError) {
             if !condition { throw .outOfRange(name: name, expected: expected) }
         }
-        try require(gravity > 0, "gravity", "> 0")
-        try require(filterTimeConstant > 0, "filter-time-constant", "> 0")
-        try require(accelerationTolerance > 0, "acceleration-tolerance", "> 0")
-        try require(accelerationHoldoff >= 0, "acceleration-holdoff", ">= 0")
-        try require(
-            freeFallMagnitude >= 0 && freeFallMagnitude < gravity, "free-fall-magnitude", "between 0 and gravity")
+        for parameter in Self.parameters {
+            try require(
+                parameter.range.contains(parameter.value(in: self)), parameter.name, parameter.range.description)
+        }
+        // What one parameter may be given another's value.
+        try require(freeFallMagnitude < gravity, "free-fall-magnitude", "between 0 and gravity")
         try require(maximumSampleMagnitude > gravity, "maximum-sample-magnitude", "> gravity")
-        try require(adjacentHysteresis >= 0 && adjacentHysteresis < 90, "adjacent-hysteresis", "in [0, 90)")
-        try require(uprightMaximumTilt > 0 && uprightMaximumTilt <= 90, "upright-maximum-tilt", "in (0, 90]")
-        try require(uprightMinimumTilt < 0 && uprightMinimumTilt >= -90, "upright-minimum-tilt", "in [-90, 0)")
         try require(overheadEnterTilt < overheadExitTilt, "overhead-enter-tilt", "< overhead-exit-tilt")
-        try require(overheadEnterTilt >= -90, "overhead-enter-tilt", ">= -90")
-        try require(faceEnterTilt > 0 && faceEnterTilt <= 90, "face-enter-tilt", "in (0, 90]")
-        try require(faceExitTilt > 0 && faceExitTilt <= faceEnterTilt, "face-exit-tilt", "in (0, face-enter-tilt]")
-        try require(faceDwell >= 0, "face-dwell", ">= 0")
-        try require(settleTime >= 0, "settle-time", ">= 0")
-        try require(settleDrift > 0 && settleDrift < 180, "settle-drift", "in (0, 180)")
-        try require(restWindow >= 0, "rest-window", ">= 0")
-        try require(
-            restMinimumSamples >= 2 && restMinimumSamples <= OrientationDetector.restCapacity,
-            "rest-minimum-samples", "in [2, \(OrientationDetector.restCapacity)]")
-        try require(restSpread > 0 && restSpread < 90, "rest-spread", "in (0, 90)")
-        try require(restMagnitudeTolerance > 0, "rest-magnitude-tolerance", "> 0")
-        try require(faceRestWindow >= 0, "face-rest-window", ">= 0")
-        try require(faceJoltTime >= 0, "face-jolt-time", ">= 0")
-        try require(dwellMargin > 0 && dwellMargin < 90, "dwell-margin", "in (0, 90)")
-        try require(dwellTime >= 0, "dwell-time", ">= 0")
-        try require(dwellAgreement > 0 && dwellAgreement < 90, "dwell-agreement", "in (0, 90)")
-        try require(dwellDrift > 0 && dwellDrift < 180, "dwell-drift", "in (0, 180)")
-        try require(dwellMovingMargin > 0 && dwellMovingMargin < 90, "dwell-moving-margin", "in (0, 90)")
-        try require(dwellMovingTime >= 0, "dwell-moving-time", ">= 0")
-        try require(dwellMovingSpread > 0 && dwellMovingSpread <= 180, "dwell-moving-spread", "in (0, 180]")
-        try require(startupRestWindow >= 0, "startup-rest-window", ">= 0")
-        try require(startupSpread > 0 && startupSpread < 90, "startup-spread", "in (0, 90)")
-        try require(startupMagnitudeTolerance > 0, "startup-magnitude-tolerance", "> 0")
-        try require(gyroCorrectionTime > 0, "gyro-correction-time", "> 0")
-        try require(gyroSettleRate > 0, "gyro-settle-rate", "> 0")
-        try require(gyroSettleHorizon > 0, "gyro-settle-horizon", "> 0")
-        try require(gyroStillRate > 0 && gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
-        try require(gyroStillSettleTime >= 0, "gyro-still-settle-time", ">= 0")
-        try require(gyroDwellTime >= 0, "gyro-dwell-time", ">= 0")
-        try require(gyroMovingDwellTime >= 0, "gyro-moving-dwell-time", ">= 0")
-        try require(gapReprime > 0, "gap-reprime", "> 0")
-        try require(silenceTimeout > 0, "silence-timeout", "> 0")
+        try require(faceExitTilt <= faceEnterTilt, "face-exit-tilt", "in (0, face-enter-tilt]")
+        try require(gyroStillRate <= gyroSettleRate, "gyro-still-rate", "in (0, gyro-settle-rate]")
+    }
+}
+
+/// The values a detector parameter may take: above or from a lower bound, below or up to an upper
+/// one, written as the error says it ("> 0", "in [0, 90)").
+public struct ParameterRange: Sendable, Hashable, CustomStringConvertible {
+    public var lower: Double
+    public var lowerIncluded: Bool
+    public var upper: Double?
+    public var upperIncluded: Bool
+
+    static func above(_ lower: Double) -> Self {
+        Self(lower: lower, lowerIncluded: false, upper: nil, upperIncluded: false)
+    }
+    static func atLeast(_ lower: Double) -> Self {
+        Self(lower: lower, lowerIncluded: true, upper: nil, upperIncluded: false)
+    }
+    static func above(_ lower: Double, below upper: Double) -> Self {
+        Self(lower: lower, lowerIncluded: false, upper: upper, upperIncluded: false)
+    }
+    static func above(_ lower: Double, upTo upper: Double) -> Self {
+        Self(lower: lower, lowerIncluded: false, upper: upper, upperIncluded: true)
+    }
+    static func from(_ lower: Double, below upper: Double) -> Self {
+        Self(lower: lower, lowerIncluded: true, upper: upper, upperIncluded: false)
+    }
+    static func from(_ lower: Double, upTo upper: Double) -> Self {
+        Self(lower: lower, lowerIncluded: true, upper: upper, upperIncluded: true)
+    }
+
+    public func contains(_ value: Double) -> Bool {
+        guard lowerIncluded ? value >= lower : value > lower else { return false }
+        guard let upper else { return true }
+        return upperIncluded ? value <= upper : value < upper
+    }
+
+    public var description: String {
+        func text(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        guard let upper else { return "\(lowerIncluded ? ">=" : ">") \(text(lower))" }
+        return "in \(lowerIncluded ? "[" : "(")\(text(lower)), \(text(upper))\(upperIncluded ? "]" : ")")"
     }
 }
 
