@@ -92,9 +92,13 @@ final class IIOAcquisition: Sendable {
         if isRemote { try context.setTimeout(milliseconds: Self.bufferSilenceTimeout) }
         var description = description
         description.acquisition = mode
+        // The rate the pace already asks while the device moves (a gyroscope beside it wants 50 Hz),
+        // from the start: the kernel's HID sensor drivers sleep two report intervals as they power a
+        // sensor up, and the detector's start-up takes two readings, so a claim is answered sooner.
+        let startingRate = max(configuration.rate, pace?.fastInterval.map { 1 / $0 } ?? 0)
         description.samplingFrequency =
             Self.setSamplingFrequency(
-                device: device, channel: channels[0], target: configuration.rate,
+                device: device, channel: channels[0], target: startingRate,
                 write: configuration.setsDeviceRate) ?? description.samplingFrequency
         // Poll at the configured rate, or the device's own rate when that is slower (reading
         // faster than it measures only repeats values).
