@@ -772,7 +772,7 @@ def section(m):
              "`IIO_SENSOR_PROXY_TYPE` (iio-sensor-proxy's rule would set it; umockdev runs no rules) and `ACCEL_MOUNT_MATRIX` "
              "(for both daemons; in §3 the trace's). The modes: orientd with adaptive pacing at rest rates "
              + ", ".join(f"{r} Hz" for r in RATES if r) + f" (`--rest-rate N`, default {DEFAULT}), each read at {HELD} Hz "
-             "instead while the device rests held in a hand (`--held-rate`, default 4, issue 38; docs/detection.md §16), at "
+             "instead while the device rests held in a hand (`--held-rate`, default 4, issue 38; docs/detection-log.md §16), at "
              f"{BEFORE_38} Hz for every rest, held or lying (`--rest-rate {BEFORE_38} --held-rate 0`, the behaviour before issue 38), and at its fixed rate "
              "(`--rest-rate 0`, the behaviour before issue 29); orientd on a sensor with a motion interrupt (`events/in_accel_{x,y,z}_mag_rising_en`; "
              "umockdev answers `IIO_GET_EVENT_FD_IOCTL` on the node with a pipe, and the benchmark writes an event into it when an "
@@ -976,7 +976,7 @@ def twins_section(played):
              "issue 50) played as in §3 into a simulated IMU: the accelerometer's attributes and, in the same IIO device, "
              f"`in_anglvel_{{x,y,z}}_raw` at `in_anglvel_scale` {GYRO_SCALE} rad/s per count. orientd runs its default mode "
              f"(socket) and switches the gyroscope on only while the pace is fast, using its readings once its start-up "
-             "has passed (docs/detection.md §18). One mode, so trace after trace alone; the whole corpus "
+             "has passed (docs/detection-log.md §18). One mode, so trace after trace alone; the whole corpus "
              + ("once." if len(r["all"]) == 1 else f"{len(r['all'])} times, pooled as in §3."), "",
              "| mode | transitions | missed | false changes | taken back | latency median | latency p95 | p95 by round | startup | error time | reads/s while playing |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

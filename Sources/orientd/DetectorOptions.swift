@@ -37,12 +37,22 @@ struct DetectorOptions: ParsableArguments {
     }
 
     /// The parameter table for `--help`: name, default, unit, range and meaning.
+    /// Every parameter with its default, unit and range, under the rule that reads it (a heading per
+    /// rule, as detection.md's rule index groups them).
     static var parameterHelp: String {
         let defaults = DetectorConfiguration()
-        return DetectorConfiguration.parameters.map { parameter in
+        var lines: [String] = []
+        var rule: String?
+        for parameter in DetectorConfiguration.parameters {
+            if parameter.rule != rule {
+                rule = parameter.rule
+                lines.append("  \(parameter.rule):")
+            }
             let value = parameter.value(in: defaults)
             let shown = value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : "\(value)"
-            return "  \(parameter.name)=\(shown) (\(parameter.unit), \(parameter.range))\n      \(parameter.summary)"
-        }.joined(separator: "\n")
+            lines.append("    \(parameter.name)=\(shown) (\(parameter.unit), \(parameter.range))")
+            lines.append("        \(parameter.summary)")
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -19,7 +19,7 @@ struct ReplayCommand: AsyncParsableCommand {
             TRACE is a CSV file with lines t,x,y,z (seconds; m/s² in the sensor frame, gravity-pointing) \
             and an optional header line "t,x,y,z"; "-" reads standard input. With a gyroscope the lines \
             are t,x,y,z,gx,gy,gz (rad/s about the same axes, counter-clockwise positive), and detection \
-            judges the fused gravity (docs/detection.md §18). Each change is printed as one JSON object \
+            judges the fused gravity (docs/detection-log.md §18). Each change is printed as one JSON object \
             per line: {"t": <trace seconds>, "orientation": "<DeviceOrientation>"}; when the gyroscope \
             is judged failed, or working again, {"t": …, "gyroscope": "failed", "detail": "…"} or \
             {"t": …, "gyroscope": "working"} (docs/sensors.md, "Gyroscope").
@@ -33,9 +33,9 @@ struct ReplayCommand: AsyncParsableCommand {
             By default the trace runs as fast as possible; --speed 1 replays it in real time.
 
             By default every sample of the trace reaches the detector. --pace reads the trace as the daemon \
-            reads a polled sensor instead (docs/detection.md §16): the sensor holds its latest sample, and \
+            reads a polled sensor instead (docs/detection-log.md §16): the sensor holds its latest sample, and \
             it is read at --rate while the device moves (at --gyroscope-rate, 50 Hz, while a gyroscope in the \
-            trace works: docs/detection.md §18) and at --held-rate (held in a hand) or --rest-rate \
+            trace works: docs/detection-log.md §18) and at --held-rate (held in a hand) or --rest-rate \
             (lying still) at rest; "fixed" reads at --rate always (the daemon's --rest-rate 0). A read takes \
             whichever sample the sensor holds then, so a paced decision is reproduced offline. With --pace \
             default each change of pace is printed too: {"t": …, "pace": "fast"|"held"|"lying"}. --phase S \
@@ -45,7 +45,7 @@ struct ReplayCommand: AsyncParsableCommand {
             Exit status: 0 on success, 64 for bad options, 65 for a malformed trace (file and line are \
             named), 66 when the trace cannot be opened.
 
-            Detector parameters (defaults):
+            Detector parameters (defaults), by the rule that reads them (docs/detection.md §3):
             \(DetectorOptions.parameterHelp)
             """
     )

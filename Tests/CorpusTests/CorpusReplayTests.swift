@@ -209,14 +209,14 @@ struct ScorerAgreementTests {
     func badEvents() throws {
         // No hysteresis, no settle, a hair-trigger rest test: plenty of false changes to count.
         var configuration = DetectorConfiguration()
-        configuration.adjacentHysteresis = 0
-        configuration.settleTime = 0
-        configuration.restSpread = 60
-        configuration.restMagnitudeTolerance = 9
-        configuration.restMinimumSamples = 2
-        configuration.restWindow = 0
-        configuration.faceEnterTilt = 40
-        configuration.faceExitTilt = 40
+        configuration.bands.adjacentHysteresis = 0
+        configuration.settle.time = 0
+        configuration.rest.spread = 60
+        configuration.rest.magnitudeTolerance = 9
+        configuration.rest.minimumSamples = 2
+        configuration.rest.window = 0
+        configuration.face.enterTilt = 40
+        configuration.face.exitTilt = 40
         let events = Dictionary(
             uniqueKeysWithValues: CorpusFixtures.traces.map { ($0.name, $0.replay(configuration: configuration)) })
         let falseTotal = CorpusFixtures.traces.map {

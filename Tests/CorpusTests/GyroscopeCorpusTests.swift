@@ -3,7 +3,7 @@ import Testing
 @testable import CorpusScoring
 @testable import OrientationCore
 
-/// The corpus's gyroscope twins through the pipeline: the fused gravity (detection.md §18).
+/// The corpus's gyroscope twins through the pipeline: the fused gravity (detection-log.md §18).
 @Suite("Corpus with a gyroscope")
 struct GyroscopeCorpusTests {
     @Test("every public trace has a twin with a gyroscope, and generate.py --gyro writes them byte for byte")

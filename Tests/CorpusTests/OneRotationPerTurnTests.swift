@@ -3,7 +3,7 @@ import SensorSimulation
 import Testing
 
 /// A turn shows one rotation: a neighbour the device merely passes through on its way (a walk's turn
-/// from landscape to landscape through portrait) is not reported (detection.md §17, "A turn passing
+/// from landscape to landscape through portrait) is not reported (detection-log.md §17, "A turn passing
 /// through"). Judged on the soak's walking sessions, whose poses lie on the axes and are held 15–60 s,
 /// so every change that lasts less than `passing` seconds is one the turn passed through.
 @Suite("One rotation per turn")
@@ -38,7 +38,7 @@ struct OneRotationPerTurnTests {
     @Test("without the moving dwell rule's spread (180°) the same walks pass through the neighbour on the way")
     func walkingTurnsWithoutSpread() {
         var configuration = DetectorConfiguration()
-        configuration.dwellMovingSpread = 180
+        configuration.movingDwell.spread = 180
         #expect(Self.walkingChanges(configuration).passing > 0)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import OrientationCore
 
-/// The dwell rule and the start-up rule (detection.md §9.4 steps 8 and 9, §15).
+/// The dwell rule and the start-up rule (detection.md, rules 5 and 8; detection-log.md §15).
 @Suite("Detector: dwell rule and start-up")
 struct DetectorDwellTests {
     /// Walking while holding `pose`: a 0.25 g bounce along gravity at 1.9 steps a second, and the
@@ -34,7 +34,7 @@ struct DetectorDwellTests {
         let change = try #require(simulator.changes.last)
         // Not on the fast path (no rest) and not by the band (60° is short of 67.5°): after the turn,
         // no sooner than the moving dwell time, and within a second.
-        #expect(change.time > turnStart + DetectorConfiguration().dwellMovingTime)
+        #expect(change.time > turnStart + DetectorConfiguration().movingDwell.time)
         #expect(change.time - turnEnd < 1.0, "changed \(change.time - turnEnd) s after the turn")
     }
 
@@ -66,15 +66,15 @@ struct DetectorDwellTests {
     @Test("without the moving dwell's spread (180°) the same turn shows landscape for an instant")
     func walkingTurnWithoutSpread() {
         var configuration = DetectorConfiguration()
-        configuration.dwellMovingSpread = 180
+        configuration.movingDwell.spread = 180
         #expect(Self.walkedThroughLandscape(configuration) == [.portrait, .landscapeLeft, .portraitUpsideDown])
     }
 
     @Test("without the dwell rule (margins at the band's 45°) a pose held 30° off landscape stays portrait")
     func withoutDwellRule() {
         var configuration = DetectorConfiguration()
-        configuration.dwellMargin = 45
-        configuration.dwellMovingMargin = 45
+        configuration.restingDwell.margin = 45
+        configuration.movingDwell.margin = 45
         var simulator = PoseSimulator(configuration: configuration)
         simulator.hold(Pose(angle: 0, tilt: 20), for: 1)
         simulator.turn(from: Pose(angle: 0, tilt: 20), to: Pose(angle: 60, tilt: 20), over: 0.5)
@@ -144,7 +144,7 @@ struct DetectorDwellTests {
         arguments: [57.0, 60, 62, -60])
     func pauseAndComeBack(angle: Double) {
         // A pure rotation, no lever arm: the hardest case for the rest test. The corpus's
-        // `pause_and_back` and `hesitations` hold pauses of up to 0.15 s made by a hand (detection.md §15).
+        // `pause_and_back` and `hesitations` hold pauses of up to 0.15 s made by a hand (detection-log.md §15).
         for pause in [0.0, 0.03, 0.06] {
             for rate in [25.0, 50, 100] {
                 #expect(
@@ -157,7 +157,7 @@ struct DetectorDwellTests {
     @Test("without the agreement of the low-passed pose (dwell-agreement 89°) the same pause flaps")
     func pauseFlapsWithoutAgreement() {
         var configuration = DetectorConfiguration()
-        configuration.dwellAgreement = 89
+        configuration.restingDwell.agreement = 89
         var simulator = PoseSimulator(configuration: configuration, rate: 50)
         simulator.hold(Pose(angle: 0, tilt: 20), for: 2)
         simulator.turn(from: Pose(angle: 0, tilt: 20), to: Pose(angle: 60, tilt: 20), over: 0.4)
@@ -177,7 +177,7 @@ struct DetectorDwellTests {
         // reading and the filter then agree within 8°: only a pose that stays put may count.
         #expect(Self.pauseAndBack(to: 60, out: 0.5, pause: 0.09) == [.portrait])
         var configuration = DetectorConfiguration()
-        configuration.dwellDrift = 180
+        configuration.restingDwell.drift = 180
         #expect(
             Self.pauseAndBack(to: 60, out: 0.5, pause: 0.09, configuration: configuration)
                 == [.portrait, .landscapeLeft, .portrait])
@@ -325,8 +325,8 @@ struct DetectorDwellTests {
     func startUpDuringJolt() {
         #expect(Self.startDuringJolt() == [.landscapeLeft])
         var before = DetectorConfiguration()
-        before.startupSpread = before.restSpread
-        before.startupMagnitudeTolerance = before.restMagnitudeTolerance
+        before.startup.spread = before.rest.spread
+        before.startup.magnitudeTolerance = before.rest.magnitudeTolerance
         #expect(Self.startDuringJolt(before) == [.faceUp, .landscapeLeft])
     }
 }

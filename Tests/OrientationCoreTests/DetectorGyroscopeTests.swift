@@ -268,7 +268,7 @@ struct DetectorGyroscopeTests {
         arguments: [75.0, 90, 110])
     func glanceAboutTheCentreIsNotTaken(angle: Double) {
         // At 25 Hz such a flick (up to 700 °/s) changes its rate too much between two readings to be
-        // integrated, and the accelerometer alone decides; at 50 Hz some still pass (detection.md §18).
+        // integrated, and the accelerometer alone decides; at 50 Hz some still pass (detection-log.md §18).
         for rate in [100.0, 200] {
             for out in [0.2, 0.25] {
                 #expect(Self.flick(to: angle, out: out, rate: rate) == [.portrait], "\(angle)°, \(out) s, \(rate) Hz")
@@ -279,7 +279,7 @@ struct DetectorGyroscopeTests {
     @Test("taking the first still sample as settled, the same glance is taken at its far pose and given back")
     func glanceTurnaroundPassesForRestWithoutTheStillTime() {
         var configuration = DetectorConfiguration()
-        configuration.gyroStillSettleTime = 0
+        configuration.settle.stillTime = 0
         #expect(Self.flick(to: 90, out: 0.2, rate: 200, configuration) == [.portrait, .landscapeLeft, .portrait])
     }
 
@@ -423,7 +423,7 @@ struct DetectorGyroscopeTests {
     @Test("looking only 0.05 s ahead, the same half turn in 1.6 s shows landscape as it passes")
     func halfTurnShowsLandscapeWithAShortHorizon() {
         var configuration = DetectorConfiguration()
-        configuration.gyroSettleHorizon = 0.05
+        configuration.estimate.turnHorizon = 0.05
         #expect(Self.halfTurn(over: 1.6, configuration) == [.portrait, .landscapeLeft, .portraitUpsideDown])
     }
 }

@@ -36,14 +36,15 @@ struct DetectorHysteresisTests {
         let change = try #require(simulator.changes.last)
         // Not before the pose has been past the line (53°) for the dwell time (the turn is linear).
         let crossed = stopped - 0.5 + 0.5 * 53 / abs(angle)
-        #expect(change.time - crossed >= DetectorConfiguration().dwellTime)
+        #expect(change.time - crossed >= DetectorConfiguration().restingDwell.time)
         // ...and once the low-passed pose has caught up within `dwellAgreement` (a first-order filter
         // trails a turn at ω by ω·τ and closes the gap exponentially after it stops), no later than the
         // dwell time and a sample after that.
         let configuration = DetectorConfiguration()
-        let lag = abs(angle) / 0.5 * configuration.filterTimeConstant
-        let caughtUp = configuration.filterTimeConstant * log(lag / configuration.dwellAgreement)
-        #expect(change.time - stopped <= max(caughtUp, configuration.restWindow) + configuration.dwellTime + 0.04)
+        let lag = abs(angle) / 0.5 * configuration.estimate.filterTimeConstant
+        let caughtUp = configuration.estimate.filterTimeConstant * log(lag / configuration.restingDwell.agreement)
+        #expect(
+            change.time - stopped <= max(caughtUp, configuration.rest.window) + configuration.restingDwell.time + 0.04)
     }
 
     @Test(
@@ -135,7 +136,7 @@ struct DetectorHysteresisTests {
     @Test("the band's width is the configured gap")
     func configuredGap() {
         var configuration = DetectorConfiguration()
-        configuration.adjacentHysteresis = 10
+        configuration.bands.adjacentHysteresis = 10
         var simulator = PoseSimulator(configuration: configuration)
         simulator.hold(.portrait, for: 1)
         simulator.turn(from: .portrait, to: Pose(angle: 55, tilt: 0), over: 0.5)

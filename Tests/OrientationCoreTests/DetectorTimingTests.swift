@@ -51,7 +51,7 @@ struct DetectorTimingTests {
     @Test("a step is reported within the rest window, not on its first sample")
     func stepLatency() throws {
         let delay = try Self.stepDelay()
-        #expect(delay >= DetectorConfiguration().restWindow - 1e-9)
+        #expect(delay >= DetectorConfiguration().rest.window - 1e-9)
         #expect(delay <= 0.121)
     }
 
@@ -77,7 +77,7 @@ struct DetectorTimingTests {
         simulator.hold(.faceUp, for: 1)
         let change = try #require(simulator.changes.last)
         #expect(change.to == .faceUp)
-        #expect(change.time - stepTime >= DetectorConfiguration().faceRestWindow - 1e-9)
+        #expect(change.time - stepTime >= DetectorConfiguration().face.restWindow - 1e-9)
     }
 
     /// Laid down at 50 Hz: turned from portrait over 0.6 s to `pose` and held there; the landing's
@@ -97,7 +97,7 @@ struct DetectorTimingTests {
 
     @Test("laid face down, a landing's jolt along gravity (1.36 g for one sample) does not restart the rest")
     func landingJoltOnFace() throws {
-        let faceRestWindow = DetectorConfiguration().faceRestWindow
+        let faceRestWindow = DetectorConfiguration().face.restWindow
         #expect(try Self.landing(on: Pose(angle: 0, tilt: -88), jolt: 1.36) < faceRestWindow)
         // The same jolt turned 10° is a motion: the rest starts after it.
         #expect(try Self.landing(on: Pose(angle: 0, tilt: -88), jolt: 1.36, turned: 10) >= faceRestWindow)
@@ -107,13 +107,13 @@ struct DetectorTimingTests {
 
     @Test("an upright pose is not excused a jolt: the rest window starts after it")
     func joltOnUprightPose() throws {
-        #expect(try Self.landing(on: Pose(angle: -90, tilt: 10), jolt: 1.36) >= DetectorConfiguration().restWindow)
+        #expect(try Self.landing(on: Pose(angle: -90, tilt: 10), jolt: 1.36) >= DetectorConfiguration().rest.window)
     }
 
     @Test("the slow path settles while the raw stream never rests (walking-like bumps)")
     func slowPathUnderBumps() {
         var configuration = DetectorConfiguration()
-        configuration.restMagnitudeTolerance = 0.01  // keep the fast path out of it
+        configuration.rest.magnitudeTolerance = 0.01  // keep the fast path out of it
         var simulator = PoseSimulator(configuration: configuration)
         simulator.tremor = 0.6
         simulator.hold(Pose(angle: 0, tilt: 30), for: 2)
@@ -125,9 +125,9 @@ struct DetectorTimingTests {
     @Test("the slow path waits for the settle time")
     func slowPathSettle() throws {
         var configuration = DetectorConfiguration()
-        configuration.restMagnitudeTolerance = 0.01  // slow path only
-        configuration.dwellMovingTime = 10  // (the dwell rule in motion would take the filtered pose first)
-        configuration.settleTime = 1.0
+        configuration.rest.magnitudeTolerance = 0.01  // slow path only
+        configuration.movingDwell.time = 10  // (the dwell rule in motion would take the filtered pose first)
+        configuration.settle.time = 1.0
         let delay = try Self.stepDelay(to: .landscapeLeft, .landscapeLeft, configuration, holding: 3)
         // Settling starts once the filter has turned past the hysteresis line and stopped drifting
         // (≈ 3 τ for a 90° step), then lasts the settle time.
@@ -198,7 +198,7 @@ struct DetectorTimingTests {
         // 0.57 g: 4.2 m/s² short of gravity, past acceleration-tolerance (4 m/s²).
         #expect(try Self.startInACar(first: 0.57) < 0.2)
         // Two such samples: the filtered length is still 4 m/s² short after the second.
-        #expect(try Self.startInACar(first: 0.3, sustained: 1) >= DetectorConfiguration().accelerationHoldoff)
+        #expect(try Self.startInACar(first: 0.3, sustained: 1) >= DetectorConfiguration().estimate.accelerationHoldoff)
     }
 
     @Test("unknown until the first decision")
@@ -317,7 +317,7 @@ struct DetectorTimingTests {
 
         // Even when a single sample could decide (no settle, no rest window), the unknown comes first.
         var configuration = DetectorConfiguration()
-        configuration.settleTime = 0
+        configuration.settle.time = 0
         var eager = PoseSimulator(configuration: configuration)
         eager.hold(.portrait, for: 1)
         eager.time += 3

@@ -137,7 +137,7 @@ struct MotionEstimatorTests {
     func theDetectorsFusion() throws {
         func deviation(correctionTime: Double) throws -> Double {
             var configuration = DetectorConfiguration()
-            configuration.gyroCorrectionTime = correctionTime
+            configuration.estimate.correctionTime = correctionTime
             var pipeline = MotionPipeline(configuration: configuration)
             var last: MotionSample?
             // Still for a second, then pushed toward its left edge (2 m/s²) for 0.2 s, not turning

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Gravity from the gyroscope and the accelerometer together: a complementary filter on the
-/// direction of gravity in the device's frame (detection.md §18).
+/// direction of gravity in the device's frame (detection-log.md §18).
 ///
 /// Why: the accelerometer alone cannot tell gravity from the device's own acceleration, so the
 /// detector low-passes it and waits for it to settle. A gyroscope measures the turn itself and is
@@ -76,7 +76,7 @@ public struct GravityFusion: Sendable {
         /// to 0.5 s for less than 40 ms (the detector's `gyroStillSettleTime`, which it passes here).
         /// Counted from the restart's own sample when that is still, and met at the sample within a
         /// quarter period of it, as the detector's waits are: a gyroscope switched on as a turn ends
-        /// (the daemon's pace goes fast, detection.md §16) then costs the anchor no extra period.
+        /// (the daemon's pace goes fast, detection-log.md §16) then costs the anchor no extra period.
         public var anchorTime: Double = 0.04
         /// Correction this long anchors it too (three correction times: e⁻³ of the restart's error
         /// left), counting the readings near enough gravity's length to pull or agreeing with the

@@ -39,7 +39,7 @@ public struct SamplingPace: Sendable {
         public var restRate: Double = 1.8
         /// Hz at rest, held. 4: a flick takes 0.2 s at the fastest (the corpus's `fast_flick`), so
         /// with reads 0.25 s apart one falls during it or within 0.05 s of its end; at 1.8 Hz a flick
-        /// that ends just after a read waits up to 0.36 s for the next (docs/detection.md §16).
+        /// that ends just after a read waits up to 0.36 s for the next (docs/detection-log.md §16).
         /// Never below `restRate`; 0 reads a held device at `restRate` too.
         public var heldRate: Double = 4
         /// How far (m/s²) a reading may depart from the resting gravity and still be rest: 0.1 g,
@@ -49,7 +49,7 @@ public struct SamplingPace: Sendable {
         /// in a hand: 0.006 g, about 0.35° of tilt. A phone sensor's noise (1–2 thousandths of g
         /// per axis at 25 Hz) stays within 0.005 g over half a second; a hand's sway passes 0.007 g
         /// within half a second in 19 of 20 stretches of every corpus trace held throughout
-        /// (docs/detection.md §16).
+        /// (docs/detection-log.md §16).
         public var swayMargin: Double = 0.006 * 9.81
         /// How long (s) the readings must stay within the margin before the pace slows.
         public var restTime: Double = 0.5
@@ -64,7 +64,7 @@ public struct SamplingPace: Sendable {
         /// accelerometer: ``GravityFusion/Settings/maximumStepChange``). A wrist's quickest quarter
         /// turn (0.2 s, the corpus's `fast_flick`) peaks at 230 rad/s²: 0.37 rad over a 25 Hz step,
         /// 0.09 over a 50 Hz one. Only while the device moves: at rest the gyroscope is off and the
-        /// rest rates hold. 0: `fastRate` (detection.md §18).
+        /// rest rates hold. 0: `fastRate` (detection-log.md §18).
         public var gyroscopeRate: Double = 50
         /// How long (s) a held device's reads must stay within `swayMargin` before it counts as
         /// lying: a hand's sway (0.1–0.5 Hz) swings past the margin at least once in 2 s.

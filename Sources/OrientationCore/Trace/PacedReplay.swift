@@ -5,7 +5,7 @@
 /// sees, not every sample of the trace.
 ///
 /// Why it exists: a pace decides *which* samples the detector gets, and the shortcuts that decide from
-/// few samples after a slow read (detection.md §17) can only be judged on those samples. `orientd
+/// few samples after a slow read (detection-log.md §17) can only be judged on those samples. `orientd
 /// replay --pace`, the corpus tests and `make bench` all read traces through this one type, so a
 /// decision seen in one of them is reproduced by the others (the same seed gives the same reads).
 ///

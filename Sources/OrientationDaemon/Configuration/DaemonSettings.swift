@@ -590,7 +590,7 @@ extension DaemonSetting {
     /// The tables in file order, with what each is about (the example file's headings).
     static let tables: [(name: String, about: String)] = [
         ("sensor", ""),
-        ("detector", "Angles in degrees, times in seconds, accelerations in m/s² (docs/detection.md §9)."),
+        ("detector", "Angles in degrees, times in seconds, accelerations in m/s² (docs/detection.md §3)."),
         ("session", "The system resolver session, whose interface orientation every client sees as state.interface."),
         ("socket", ""),
         ("access", ""),

@@ -141,7 +141,7 @@ final class DetectionStage: Sendable {
                     // Read at rest (polled slowly, or no interrupt since): the last reading stood
                     // until just before this one as far as anything read shows, so this reading gets
                     // one reading's weight in the low-pass, not the whole pause's (a flick's far pose
-                    // read after a rest would pull the filter half way at once: detection.md §17).
+                    // read after a rest would pull the filter half way at once: detection-log.md §17).
                     // PacedReplay does the same.
                     pipeline.orientation.hold(until: sample.time - 1 / fast)
                 }

@@ -565,7 +565,8 @@ public final class OrientationHub: Sendable {
     /// device at rest is woken by nothing but its reads.
     private func armSilenceAlarm() {
         guard onLoop.machine.isSampling else { return silenceAlarm.cancel() }
-        silenceAlarm.set(at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.silenceTimeout)
+        silenceAlarm.set(
+            at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.estimate.silenceTimeout)
     }
 
     /// The silence alarm went off: the orientation may become unknown; the alarm waits again.

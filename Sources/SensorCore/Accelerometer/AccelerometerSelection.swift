@@ -87,7 +87,7 @@ public struct AccelerometerCandidate: Sendable, Hashable {
         return (.display, "default")
     }
 
-    /// The mount matrix by the precedence of detection.md §4: configured, udev, the sysfs
+    /// The mount matrix by the precedence of detection-log.md §4: configured, udev, the sysfs
     /// attributes, identity. A malformed one is reported (device and text) and skipped.
     public func mountMatrix(
         configured: MountMatrix?

@@ -176,7 +176,7 @@ struct ConfigurationFileTests {
         settings.daemon.idiom = .phone
         settings.daemon.supportedOrientations = [.portrait, .landscapeLeft]
         settings.daemon.controlGroup = "wheel"
-        settings.daemon.detector.settleTime = 0.12
+        settings.daemon.detector.settle.time = 0.12
         settings.sensor = SensorConfiguration(
             specification: .network(host: "tablet"), mountMatrix: .identity, rate: 50, acquisition: .poll)
         settings.logLevel = .debug

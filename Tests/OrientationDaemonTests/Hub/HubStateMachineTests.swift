@@ -521,7 +521,7 @@ struct HubStateMachineTests {
         #expect(hub.detected(SensorDecision(hinge: [.mode(.laptop)]), at: 2).isEmpty, "the same mode again: nothing")
         // New detector parameters restart detection: its pace starts at the sampling rate again.
         var configuration = hub.configuration
-        configuration.detector.settleTime += 0.01
+        configuration.detector.settle.time += 0.01
         _ = hub.reload(configuration, at: 3)
         #expect(hub.state.rate == 25)
     }
