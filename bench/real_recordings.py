@@ -23,7 +23,10 @@ without them (the accelerometer alone), and scored:
   0.3 s on end. Still activities whose own mean is not clearly in one orientation are skipped (a
   phone lying 70° tilted is neither upright nor flat). The onset latency is from the first such
   moment to orientd's first change to the new orientation (0 if orientd was there first).
-* **Taken back**: a change followed within 1 s by a change back to what it left, anywhere.
+* **Taken back**: a change followed within 1 s by a change back to what it left, anywhere, while the
+  held pose (the centred 0.5 s mean) never asked for the orientation taken: the detector flapped on
+  its own. Where the held pose did go there, the person made the round trip and the detector showed
+  it: a **round trip**, counted apart.
 * **Start-ups**: when the first orientation came, and whether the pose held half a second later is
   clearly another.
 * **Changes inside an activity** more than 1 s after it began: while walking or on stairs they are
@@ -208,7 +211,7 @@ def score(directory, traces, detect):
     """Each session of `directory` through `detect` (a trace's path → its changes), scored against the
     labels and readings of `traces`."""
     latencies, missed, still_changes, moving_changes, skipped = [], [], [], [], 0
-    startups, wrong_startups, walking, walking_wrong, taken_back = [], [], 0.0, 0.0, []
+    startups, wrong_startups, walking, walking_wrong, taken_back, round_trips = [], [], 0.0, 0.0, [], []
     for path in sorted(glob.glob(os.path.join(directory, "u*.csv"))):
         name = os.path.basename(path)[:-4]
         with open(os.path.join(traces, name + ".csv")) as f:
@@ -219,9 +222,15 @@ def score(directory, traces, detect):
             return readings.mean(int(segment["start"] * RATE), int(segment["end"] * RATE))
 
         changes = detect(path)
-        taken_back += [(name, b["t"], a["orientation"], b["orientation"])
-                       for a, b, c in zip(changes, changes[1:], changes[2:])
-                       if c["orientation"] == a["orientation"] and c["t"] - b["t"] <= TAKEN_BACK]
+        for a, b, c in zip(changes, changes[1:], changes[2:]):
+            if c["orientation"] != a["orientation"] or c["t"] - b["t"] > TAKEN_BACK:
+                continue
+            # Did the person's pose go there? The held pose (the centred 0.5 s mean) asked for the
+            # orientation taken at some sample while it was shown: a round trip the person made,
+            # shown as made. Otherwise the detector flapped on its own (detection-log.md §17).
+            went = any(orientation(readings.held(i))[0] == b["orientation"]
+                       for i in range(int(b["t"] * RATE), int(c["t"] * RATE) + 1))
+            (round_trips if went else taken_back).append((name, b["t"], a["orientation"], b["orientation"]))
         # Start-up: the first orientation, wrong when the pose held half a second later is clearly
         # another (a pose between two, 70° tilted say, makes neither wrong).
         if changes:
@@ -270,7 +279,8 @@ def score(directory, traces, detect):
                 latencies.append((max(0.0, reached - onset), name, old, new, round(onset, 2)))
     return dict(latencies=sorted(latencies), missed=missed, skipped=skipped, still=still_changes,
                 moving=moving_changes, startups=sorted(startups), wrong_startups=wrong_startups,
-                walking_wrong=walking_wrong / walking if walking else 0.0, taken_back=taken_back)
+                walking_wrong=walking_wrong / walking if walking else 0.0, taken_back=taken_back,
+                round_trips=round_trips)
 
 
 def main(arguments):
@@ -294,8 +304,8 @@ def table(orientd_path, detector=(), verbose=False):
     traces, alone = prepare()
     orientd = replayed_by(orientd_path, list(detector))
     lines = ["| | transitions | skipped | missed | onset median | p95 | max | changes while walking | "
-             "wrong while walking | changes while still | taken back | start-up p95 | start-ups wrong |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "wrong while walking | changes while still | taken back | round trips | start-up p95 | start-ups wrong |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for label, directory, detect in (
             ("orientd, with the gyroscope", traces, orientd),
             ("reference, with the gyroscope", traces, reference_detector.detect),
@@ -307,7 +317,7 @@ def table(orientd_path, detector=(), verbose=False):
             f"| {label} | {len(values) + len(result['missed'])} | {result['skipped']} | {len(result['missed'])} | "
             f"{percentile(values, 0.5):.3f} s | {percentile(values, 0.95):.3f} s | {values[-1]:.3f} s | "
             f"{len(result['moving'])} | {100 * result['walking_wrong']:.2f} % | {len(result['still'])} | "
-            f"{len(result['taken_back'])} | {percentile(result['startups'], 0.95):.2f} s | "
+            f"{len(result['taken_back'])} | {len(result['round_trips'])} | {percentile(result['startups'], 0.95):.2f} s | "
             f"{len(result['wrong_startups'])} |")
         if verbose:
             lines += [f"    start-up: {entry}" for entry in result["wrong_startups"]]

@@ -354,6 +354,26 @@ struct DetectorGyroscopeTests {
         #expect(first.time <= 0.10, "taken \(first.time) s after the first sample")
     }
 
+    @Test(
+        """
+        a person lying down sways a phone at the waist through 75° (tilt 69 ± 7.5° at 1 Hz, rocking about the \
+        vertical at 10 °/s): with the gyroscope no face state is taken at rest, since the device is turning
+        """)
+    func swayingThroughTheFaceBandIsNoRest() {
+        var device = MovingDevice()
+        device.hold(Pose(angle: 0, tilt: 60), for: 2)
+        device.follow(for: 4) { t in Pose(angle: 0, tilt: 60 + 9 * min(1, t / 0.5)) }
+        device.follow(for: 8, swivel: 10) { t in Pose(angle: 0, tilt: 69 + 7.5 * sin(2 * .pi * t)) }
+        #expect(device.reported == [.portrait])
+        // Without the gyroscope the accelerometer's readings agree over the window at each peak (76.5°).
+        var alone = MovingDevice()
+        alone.gyroscopeOn = false
+        alone.hold(Pose(angle: 0, tilt: 60), for: 2)
+        alone.follow(for: 4) { t in Pose(angle: 0, tilt: 60 + 9 * min(1, t / 0.5)) }
+        alone.follow(for: 8, swivel: 10) { t in Pose(angle: 0, tilt: 69 + 7.5 * sin(2 * .pi * t)) }
+        #expect(alone.reported.contains(.faceUp))
+    }
+
     @Test("started in the same pocket without the gyroscope, the low-pass's drift delays the first orientation")
     func startInASwingingPocketWaitsWithoutTheGyroscope() throws {
         let changes = Self.pocketStart(phase: -Double.pi / 2, gyroscope: false)

@@ -16,11 +16,15 @@ struct FaceRule: Sendable {
     }
 
     /// A face state at rest needs `face-rest-window` of rest (a reclining reader's slow sway can look
-    /// like a rest near 75° for the shorter window), asking for the same face state.
+    /// like a rest near 75° for the shorter window), asking for the same face state; with a measured
+    /// turn, the device not turning (faster than `gyro-still-rate`): a person lying down, a phone at
+    /// the waist, sways through 75° at 10–20 °/s, slowly enough for the accelerometer's readings to
+    /// agree over the window, where a device laid on a surface stops turning as it lands.
     func confirmsRest(
         _ candidate: DeviceOrientation, window: RestWindow, period: Double, bands: OrientationBands,
-        from current: DeviceOrientation
+        from current: DeviceOrientation, estimate: GravityEstimate
     ) -> Bool {
+        if estimate.turn?.isTurning == true { return false }
         guard settings.restWindow > restWindow else { return true }
         guard let longer = window.rest(over: settings.restWindow, period: period, joltTime: settings.joltTime) else {
             return false

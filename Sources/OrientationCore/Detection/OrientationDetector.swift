@@ -215,7 +215,7 @@ public struct OrientationDetector: Sendable {
             ? startup.candidate(rest: shown, window: window, period: sampleInterval, estimate: estimate, bands: bands)
             : rest.candidate(
                 rest: shown, from: orientation, bands: bands, face: face, window: window, period: sampleInterval,
-                heading: estimate.turn?.heading)
+                estimate: estimate)
         if let atRest { return accept(atRest, at: time) }
         if let target = restingDwell.decide(
             resting: resting, estimate, from: orientation, at: time, bands: bands, leftByDwell: leftByDwell)
@@ -230,7 +230,8 @@ public struct OrientationDetector: Sendable {
         }
         guard
             let settled = settle.decide(
-                estimate, from: orientation, at: time, period: sampleInterval, bands: bands, face: face,
+                estimate, resting: resting, from: orientation, at: time, period: sampleInterval, bands: bands,
+                face: face,
                 acceleratingUntil: acceleratingUntil)
         else { return nil }
         return accept(settled, at: time)

@@ -132,17 +132,19 @@ struct RestRule: Sendable {
     /// flick's far pose).
     func candidate(
         rest: RestWindow.Rest?, from current: DeviceOrientation, bands: OrientationBands, face: FaceRule,
-        window: RestWindow, period: Double, heading: Vector3?
+        window: RestWindow, period: Double, estimate: GravityEstimate
     ) -> DeviceOrientation? {
         guard let rest, let candidate = bands.classify(rest.mean, from: current), candidate != current else {
             return nil
         }
         if rest.excusedJolt, !candidate.isFlat { return nil }
-        if candidate.isFlat, !face.confirmsRest(candidate, window: window, period: period, bands: bands, from: current)
+        if candidate.isFlat,
+            !face.confirmsRest(
+                candidate, window: window, period: period, bands: bands, from: current, estimate: estimate)
         {
             return nil
         }
-        if let heading, bands.turnLeaves(candidate, to: heading, from: current) { return nil }
+        if let heading = estimate.turn?.heading, bands.turnLeaves(candidate, to: heading, from: current) { return nil }
         return candidate
     }
 }

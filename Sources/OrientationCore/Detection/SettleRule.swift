@@ -34,9 +34,13 @@ struct SettleRule: Sendable {
     /// The candidate settled at `time`, if one did. From `unknown` with a measured turn the
     /// candidate is the nearest orientation, as the start-up takes it: nothing is shown yet to hold,
     /// and a pocket's swing tips the device past the upright window for half of each stride.
+    ///
+    /// `resting` is the rest's mean while the raw samples rest (rule 4): then they *are* gravity, and
+    /// a candidate their mean does not ask for is not taken, however the estimate reads (a fusion a
+    /// turn left a few degrees off, not yet pulled back, showed a face state for 20 ms).
     mutating func decide(
-        _ estimate: GravityEstimate, from current: DeviceOrientation, at time: Double, period: Double,
-        bands: OrientationBands, face: FaceRule, acceleratingUntil: Double
+        _ estimate: GravityEstimate, resting: Vector3?, from current: DeviceOrientation, at time: Double,
+        period: Double, bands: OrientationBands, face: FaceRule, acceleratingUntil: Double
     ) -> DeviceOrientation? {
         let up = estimate.up
         let asked =
@@ -67,6 +71,7 @@ struct SettleRule: Sendable {
             estimate.isAnchored && !asked.isFlat && estimate.isStill
             && waitIsOver(estimate.stillFor, for: settings.stillTime, period: period)
         let wait = face.settleWait(for: asked, otherwise: settings.time)
+        if let resting, bands.candidate(resting, from: current) != asked { return nil }
         guard
             stillInside || headingInto(asked, estimate, from: current, bands: bands)
                 || waitIsOver(time - since, for: wait, period: period) && time >= acceleratingUntil
