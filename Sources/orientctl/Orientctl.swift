@@ -361,7 +361,8 @@ struct Wait: AsyncParsableCommand {
 
 struct Lock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Engage or release the rotation lock (root or the control group).")
+        abstract:
+            "Engage or release the rotation lock (root or the control group); orientd keeps it across restarts.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "on or off.") var setting: LockSetting
 

@@ -38,6 +38,8 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("idiom"), help: SettingHelp.of("idiom")) var idiom: DeviceIdiom?
     @Option(name: .customLong("supported"), help: SettingHelp.of("supported")) var supported: String?
     @Flag(name: .customLong("locked"), inversion: .prefixedNo, help: SettingHelp.of("locked")) var locked: Bool?
+    @Flag(name: .customLong("persist-lock"), inversion: .prefixedNo, help: SettingHelp.of("persist-lock"))
+    var persistLock: Bool?
     @Option(name: .customLong("max-clients"), help: SettingHelp.of("max-clients")) var maximumClients: String?
     @Option(name: .customLong("stall-timeout"), help: SettingHelp.of("stall-timeout")) var stallTimeout: String?
     @Option(name: .customLong("claim-linger"), help: SettingHelp.of("claim-linger")) var claimLinger: String?
@@ -104,6 +106,7 @@ struct DaemonOptions: ParsableArguments {
             ("socket-mode", socketMode),
             ("socket-group", socketGroup), ("control-group", controlGroup),
             ("idiom", idiom?.rawValue), ("supported", supported), ("locked", locked.map { "\($0)" }),
+            ("persist-lock", persistLock.map { "\($0)" }),
             ("max-clients", maximumClients),
             ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus?.rawValue),
             ("dbus-polkit", dbusPolkit.map { "\($0)" }),
@@ -169,9 +172,31 @@ struct ServeCommand: AsyncParsableCommand {
             visibility: .hidden))
     var hold = false
 
+    /// The lock kept across restarts (`persist-lock`), if any, becomes the lock at start; a file that
+    /// cannot be read or makes no sense is a warning naming it, and the configured lock holds.
+    static func restoreLock(
+        into configuration: inout DaemonConfiguration, environment: [String: String], logger: Logger
+    ) {
+        let path = KeptLockFile.path(environment: environment)
+        configuration.keptLockPath = path
+        switch KeptLockFile.load(path: path) {
+        case .missing:
+            logger.debug("no rotation lock kept yet", metadata: ["file": "\(path)"])
+        case .kept(let lock):
+            configuration.lockedAtStart = lock.locked
+            configuration.lockPinAtStart = lock.pin
+            logger.info(
+                "rotation lock restored: \(lock.locked ? "locked, pinned \(lock.pin.rawValue)" : "unlocked")",
+                metadata: ["file": "\(path)"])
+        case .unusable(let problem):
+            let configured = "the lock starts as configured (locked = \(configuration.lockedAtStart))"
+            logger.warning("rotation lock not restored: \(problem); \(configured)")
+        }
+    }
+
     func run() async throws {
         let (settings, file) = try options.resolveForCommand()
-        let (configuration, sensorConfiguration, level) = (settings.daemon, settings.sensor, settings.logLevel)
+        var (configuration, sensorConfiguration, level) = (settings.daemon, settings.sensor, settings.logLevel)
         let environment = ProcessInfo.processInfo.environment
         let journal = environment["JOURNAL_STREAM"] != nil
         LogLevelSetting.current = level
@@ -183,6 +208,9 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("Swift Concurrency runs on libdispatch's global queues: \(why)")
         }
         logger.debug("effective configuration", metadata: ConfigurationFile.metadata(settings))
+        if configuration.persistLock {
+            Self.restoreLock(into: &configuration, environment: environment, logger: logger)
+        }
         // Before anything is made: what the parts open, they open in `start` and close in `stop`, so
         // the process holds after the last stop what it held here (Tests/integration/test_lifecycle.py).
         if hold { Self.hold("before the first part starts") }

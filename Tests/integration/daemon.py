@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from testbed import ORIENTD, assert_in_words
+from testbed import ORIENTD, assert_in_words, own_state_directory
 
 G = 9.81
 POSES = {  # gravity-pointing display frame (detection.md §1)
@@ -28,6 +28,7 @@ class Daemon:
         self.directory = tempfile.mkdtemp(prefix="orientd-test-")
         os.chmod(self.directory, 0o755)  # reachable by the unprivileged test users too
         self.socket_path = socket_path or os.path.join(self.directory, "orientd.sock")
+        popen["env"] = own_state_directory(popen.get("env") or dict(os.environ))
         self.process = subprocess.Popen([*prefix, executable, "serve", "--sensor", sensor, "--socket", self.socket_path, *args],
                                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         preexec_fn=open_files and (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)),

@@ -393,11 +393,20 @@ def orientd(bed, *args, timeout=20, stdin=None):
     return subprocess.run([ORIENTD, *args], env=bed.env(), capture_output=True, text=True, timeout=timeout, input=stdin)
 
 
+def own_state_directory(env):
+    """`env` with a fresh $STATE_DIRECTORY unless it names one: a daemon under test keeps its rotation
+    lock there (persist-lock), never in this machine's /var/lib/orientd, and no test inherits
+    another's lock."""
+    if "STATE_DIRECTORY" in env:
+        return env
+    return dict(env, STATE_DIRECTORY=tempfile.mkdtemp(prefix="orientd-state-"))
+
+
 class Running:
     """orientd running in the background; its stdout and stderr lines are collected as they come."""
 
     def __init__(self, bed, *args, env=None, executable=ORIENTD, pass_fds=(), stdin=None):
-        self.process = subprocess.Popen([executable, *args], env=env or bed.env(), stdout=subprocess.PIPE,
+        self.process = subprocess.Popen([executable, *args], env=own_state_directory(env or bed.env()), stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, pass_fds=pass_fds, stdin=stdin)
         self.stdout_lines = []
         self.stderr_lines = []

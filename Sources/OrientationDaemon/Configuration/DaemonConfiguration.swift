@@ -23,6 +23,15 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var idiom: DeviceIdiom = .pad
     public var supportedOrientations: InterfaceOrientationMask = .all
     public var lockedAtStart = false
+    /// `[session] persist-lock`: the lock and what it pins are kept in the state directory
+    /// (``KeptLockFile``) and restored at start.
+    public var persistLock = true
+    /// The device orientation the lock pins at start when it was kept (nil: the pin engaging it
+    /// chooses).
+    public var lockPinAtStart: DeviceOrientation?
+    /// Where a lock change is saved (`orientd serve` sets it from `$STATE_DIRECTORY` when
+    /// `persistLock` is on; nil: nowhere).
+    public var keptLockPath: String?
     public var detector = DetectorConfiguration()
     /// `[sensor] rest-rate` and `motion-margin`: a polled sensor is read at the rest rate while the
     /// device rests (``SamplingPace``); a rest rate of 0 reads at the configured rate always.

@@ -403,7 +403,16 @@ extension DaemonSetting {
             ),
             DaemonSetting(
                 "session", "locked", option: "locked", valueName: "bool", .boolean, at: \.daemon.lockedAtStart,
-                help: "Engage the rotation lock at start."),
+                help: "Engage the rotation lock at start (a lock kept by persist-lock wins)."),
+            DaemonSetting(
+                "session", "persist-lock", option: "persist-lock", valueName: "bool", .boolean,
+                at: \.daemon.persistLock,
+                help:
+                    """
+                    Keep the rotation lock and what it pins across restarts and reboots, in the state \
+                    directory ($STATE_DIRECTORY, else /var/lib/orientd).
+                    """
+            ),
             DaemonSetting(
                 "socket", "path", option: "socket", valueName: "path",
                 .text(

@@ -58,6 +58,8 @@ enum HubAction: Hashable, Sendable {
     case systemSessionRejected(action: String, ResolverError)
     /// A convertible's mode changed: libinput's tablet-mode switch says so (``TabletModeReporter``).
     case reportTabletMode(DeviceMode)
+    /// The lock changed and is kept across restarts (`persist-lock`): the shell saves it.
+    case keepLock(KeptLock)
     /// The `motion` topic's subscribers want this many samples a second (nil: none is left): the
     /// detection stage computes the motion of every reading, and the display sensor is read at its
     /// sampling rate, or at this one when faster, only meanwhile.
@@ -167,7 +169,8 @@ struct HubStateMachine {
         self.hasBaseSensor = hasBaseSensor
         sessions = ResolverSessions(maximumNodes: configuration.maximumSessionNodes)
         systemSession = Self.makeSystemSession(
-            configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart)
+            configuration, device: .unknown, interface: .unknown, locked: configuration.lockedAtStart,
+            pin: configuration.lockPinAtStart)
         state = DaemonState(
             device: .unknown, interface: .unknown, sensor: .absent, locked: configuration.lockedAtStart, dbus: "off")
         systemSessionLaunchError = systemSession.apply(.launch).error
@@ -177,13 +180,15 @@ struct HubStateMachine {
     /// The system session: one scene supporting the configured orientations, following the device.
     private static func makeSystemSession(
         _ configuration: DaemonConfiguration, device: DeviceOrientation,
-        interface: InterfaceOrientation, locked: Bool
+        interface: InterfaceOrientation, locked: Bool, pin: DeviceOrientation? = nil
     ) -> InterfaceOrientationResolver {
-        InterfaceOrientationResolver(
-            state: ResolverState(
-                profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
-                lock: locked, physicalDevice: device, interface: interface,
-                root: .scene("system", supported: configuration.supportedOrientations)))
+        var state = ResolverState(
+            profile: .ios16, idiom: configuration.idiom, infoPlistMask: configuration.supportedOrientations,
+            lock: locked, physicalDevice: device, interface: interface,
+            root: .scene("system", supported: configuration.supportedOrientations))
+        // A kept lock pins what it pinned before the restart, not what engaging it now would choose.
+        if locked, let pin { state.lockPin = pin }
+        return InterfaceOrientationResolver(state: state)
     }
 
     /// The summary systemd shows in `systemctl status`.
@@ -286,6 +291,9 @@ struct HubStateMachine {
                 publish(.lock(on), at: time)
                 applyToSystemSession(.setLock(on), at: time)
                 applyToSessions(.setLock(on), at: time)
+                if configuration.keptLockPath != nil {
+                    output.append(.keepLock(KeptLock(locked: on, pin: systemSession.state.lockPin)))
+                }
             }
             return .state(state)
 
@@ -736,12 +744,16 @@ struct HubStateMachine {
             // The app-wide mask cannot change through resolver actions: a new system session takes
             // over the device, interface and lock, then enforces the new mask.
             systemSession = Self.makeSystemSession(
-                new, device: followedDevice, interface: state.interface, locked: state.locked)
+                new, device: followedDevice, interface: state.interface, locked: state.locked,
+                pin: systemSession.state.lockPin)
             applyToSystemSession(.updateSupportedOrientations, at: time)
         }
+        if new.persistLock != configuration.persistLock { restart.append("persist-lock") }
         let kept = (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom)
+        let keptLock = (configuration.persistLock, configuration.keptLockPath)
         configuration = new
         (configuration.socketPath, configuration.socketMode, configuration.socketGroup, configuration.idiom) = kept
+        (configuration.persistLock, configuration.keptLockPath) = keptLock
         sessions.maximumNodes = new.maximumSessionNodes
         followDevice(at: time)
         updateSampling(at: time)

@@ -32,6 +32,8 @@ public final class OrientationHub: Sendable {
     let hinge: HingeStage?
     /// `orientd 0.9.0`, for hello and the log.
     let serverName: String
+    /// Saves the lock when it changes (`persist-lock`), off the loop.
+    private let lockKeeper: LockKeeper?
     /// The Unix socket's front end, made at its first use (from any thread; the part that binds
     /// the socket is not on the loop).
     private let socketFrontEnd = NIOLockedValueBox<SocketFrontEnd?>(nil)
@@ -128,6 +130,7 @@ public final class OrientationHub: Sendable {
         self.baseSource = baseSource
         self.hingeAngleSensor = hingeAngleSensor
         self.serverName = serverName
+        lockKeeper = configuration.keptLockPath.map { LockKeeper(path: $0) }
         detection = DetectionStage(
             configuration: configuration.detector, pace: configuration.samplingPace(), readPace: source.readPace,
             gyroscopeSwitch: Self.gyroscopeSwitch(gyroscope))
@@ -624,8 +627,10 @@ public final class OrientationHub: Sendable {
         perform(onLoop.machine.beginShutdown())
     }
 
-    /// Cancels the hub's own timers (the hinge check, a pending stop): the last of the hub.
+    /// Cancels the hub's own timers (the hinge check, a pending stop) and waits for a lock being
+    /// saved: the last of the hub.
     func stopTimers() {
+        lockKeeper?.flush()
         onLoop.hingeCheckTask?.cancel()
         onLoop.hingeCheckTask = nil
         onLoop.stopTask?.cancel()
@@ -720,6 +725,8 @@ public final class OrientationHub: Sendable {
                 logger.warning("system session rejected \(action)", metadata: ["error": "\(error)"])
             case .reportTabletMode(let mode):
                 state.tabletModeReporter?.modeChanged(mode)
+            case .keepLock(let lock):
+                lockKeeper?.keep(lock)
             case .streamMotion(let hertz):
                 logger.info(
                     hertz.map {
