@@ -46,6 +46,8 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("dbus"), help: SettingHelp.of("dbus")) var dbus: DBusMode?
     @Flag(name: .customLong("dbus-polkit"), inversion: .prefixedNo, help: SettingHelp.of("dbus-polkit")) var dbusPolkit:
         Bool?
+    @Flag(name: .customLong("dbus-follows-lock"), inversion: .prefixedNo, help: SettingHelp.of("dbus-follows-lock"))
+    var dbusFollowsLock: Bool?
     @Option(name: .customLong("base-sensor"), help: SettingHelp.of("base-sensor")) var baseSensor: String?
     @Option(name: .customLong("base-mount-matrix"), help: SettingHelp.of("base-mount-matrix")) var baseMountMatrix:
         String?
@@ -109,7 +111,7 @@ struct DaemonOptions: ParsableArguments {
             ("persist-lock", persistLock.map { "\($0)" }),
             ("max-clients", maximumClients),
             ("stall-timeout", stallTimeout), ("claim-linger", claimLinger), ("dbus", dbus?.rawValue),
-            ("dbus-polkit", dbusPolkit.map { "\($0)" }),
+            ("dbus-polkit", dbusPolkit.map { "\($0)" }), ("dbus-follows-lock", dbusFollowsLock.map { "\($0)" }),
             ("base-sensor", baseSensor), ("base-mount-matrix", baseMountMatrix),
             ("laptop-keeps-normal", laptopKeepsNormal.map { "\($0)" }),
             ("tablet-mode-switch", tabletModeSwitch?.rawValue), ("log-level", logLevel?.rawValue),

@@ -58,6 +58,7 @@ class LineReader:
 class SensorProxyCase(TestbedCase):
     """orientd serving the private bus with polkit checks off (the polkit tests turn them on)."""
     polkit = False
+    options = ()  # more of `orientd serve`'s options
 
     def setUp(self):
         super().setUp()
@@ -68,7 +69,7 @@ class SensorProxyCase(TestbedCase):
                 "--dbus", "on", "--claim-linger", "0", "--log-level", "debug"]
         if not self.polkit:
             args.append("--no-dbus-polkit")
-        self.daemon = self.start(*args, env=self.bus.env(self.bed.env()))
+        self.daemon = self.start(*args, *self.options, env=self.bus.env(self.bed.env()))
         self.daemon.wait_for(lambda d: d.stderr_contains("serving net.hadess.SensorProxy"), what="the bus name")
 
     def pose(self, name):
@@ -228,6 +229,49 @@ class Interface(SensorProxyCase):
         client.close()
         self.daemon.wait_for(lambda d: d.stderr_contains("claimant left the bus"), what="the claim to end")
         self.daemon.wait_for(lambda d: d.stderr_contains("no claims left: sampling stops"), what="sampling to stop")
+
+
+class TheLock(SensorProxyCase):
+    """The rotation lock means the same to a D-Bus claimant as to orientd's own clients: a greeter or
+    a desktop that knows nothing of it stays put (issue 72)."""
+
+    def socket_client(self):
+        client = Client(os.path.join(self.bus.directory, "orientd.sock"))
+        self.addCleanup(client.close)
+        return client
+
+    def turned_while_locked(self):
+        """A claimant, the lock engaged in portrait (normal), the device turned to landscapeRight
+        (iio-sensor-proxy's left-up) and known turned on the socket; returns the claimant and the
+        socket client."""
+        claimant = self.client()
+        claimant.call("ClaimAccelerometer")
+        self.assertEqual(claimant.get("AccelerometerOrientation"), "normal")
+        socket_client = self.socket_client()
+        self.assertTrue(socket_client.request("subscribe", topics=["device"])["ok"])
+        self.assertTrue(socket_client.request("lock", on=True)["state"]["locked"])
+        self.pose("left-up")
+        socket_client.next_event(lambda e: e["topic"] == "device" and e["to"] == "landscapeRight")
+        claimant.sync()
+        return claimant, socket_client
+
+    def test_a_claimant_hears_no_turn_the_lock_holds_back_and_the_device_once_it_is_released(self):
+        claimant, socket_client = self.turned_while_locked()
+        self.assertNotIn("left-up", claimant.orientations())
+        self.assertEqual(claimant.get("AccelerometerOrientation"), "normal")
+        self.assertFalse(socket_client.request("lock", on=False)["state"]["locked"])
+        claimant.wait_for(lambda c: "left-up" in c.orientations(), what="left-up once unlocked")
+        self.assertEqual(claimant.get("AccelerometerOrientation"), "left-up")
+
+
+class TheLockOff(TheLock):
+    """`[dbus] follows-lock = false`: a desktop with a lock of its own hears every turn."""
+    options = ("--no-dbus-follows-lock",)
+
+    def test_a_claimant_hears_no_turn_the_lock_holds_back_and_the_device_once_it_is_released(self):
+        claimant, _ = self.turned_while_locked()
+        claimant.wait_for(lambda c: "left-up" in c.orientations(), what="left-up while locked")
+        self.assertEqual(claimant.get("AccelerometerOrientation"), "left-up")
 
 
 class BadInput(SensorProxyCase):

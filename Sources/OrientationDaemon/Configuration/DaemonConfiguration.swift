@@ -60,6 +60,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// Ask polkit about every D-Bus claim (`net.hadess.SensorProxy.claim-sensor`), as
     /// iio-sensor-proxy 3.4+ does.
     public var dbusPolkit = true
+    /// `[dbus] follows-lock`: while the rotation lock is engaged, D-Bus clients see the orientation
+    /// it pins in `AccelerometerOrientation`, as orientd's own clients see the interface held; off
+    /// for a desktop that manages a lock of its own.
+    public var dbusFollowsLock = true
     /// A convertible's hinge detector (docs/convertibles.md).
     public var hinge = HingeConfiguration()
     /// In laptop mode the system session (and every resolver session and D-Bus) keeps the natural

@@ -479,6 +479,16 @@ extension DaemonSetting {
                     """
             ),
             DaemonSetting(
+                "dbus", "follows-lock", option: "dbus-follows-lock", valueName: "bool", .boolean,
+                at: \.daemon.dbusFollowsLock,
+                help:
+                    """
+                    While the rotation lock is engaged, AccelerometerOrientation says the orientation it pins, so \
+                    a desktop or a greeter that knows nothing of orientd's lock stays put; off for a desktop \
+                    that keeps a lock of its own.
+                    """
+            ),
+            DaemonSetting(
                 "hinge", "base-sensor", option: "base-sensor", valueName: "spec",
                 .text(
                     "a string: auto, none, or \(SensorSpecification.grammar)",

@@ -307,7 +307,8 @@ final class SensorProxyFrontEnd: Sendable {
         let next = onLoop.values.following(
             state,
             context: SensorProxyContext(
-                tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal))
+                tilt: state.tilt.map(AccelerometerTilt.init), laptopKeepsNormal: hub.configuration.laptopKeepsNormal,
+                followsLock: hub.configuration.dbusFollowsLock))
         let changes = next.changes(from: onLoop.values)
         if !changes.isEmpty {
             onLoop.values = next

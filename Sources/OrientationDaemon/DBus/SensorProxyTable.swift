@@ -77,6 +77,8 @@ struct SensorProxyContext: Sendable {
     var tilt: AccelerometerTilt?
     /// `[convertible] laptop-keeps-normal`.
     var laptopKeepsNormal = true
+    /// `[dbus] follows-lock`.
+    var followsLock = true
 }
 
 /// One property of net.hadess.SensorProxy: the one table below is all that names them. The C shim
@@ -107,6 +109,14 @@ struct SensorProxyProperty: Sendable {
             initial: .string(AccelerometerOrientation.undefined.rawValue)
         ) { state, context, previous in
             guard state.sensor != .absent else { return .string(AccelerometerOrientation.undefined.rawValue) }
+            // While locked, the orientation the lock holds the interface in (the pin, within the
+            // supported orientations): a claimant hears no turn the lock holds back, and the one
+            // the device holds as soon as it is released.
+            if context.followsLock, state.locked {
+                return state.interface.deviceOrientation.flatMap(AccelerometerOrientation.init).map {
+                    .string($0.rawValue)
+                } ?? previous
+            }
             let followed = ConvertibleRotation.followedOrientation(
                 device: state.device, mode: state.mode, laptopKeepsNormal: context.laptopKeepsNormal)
             return AccelerometerOrientation(followed).map { .string($0.rawValue) } ?? previous

@@ -73,7 +73,7 @@ struct ConfigurationFileTests {
         "[socket] group": "\"video\"",
         "[access] control-group": "\"wheel\"", "[clients] max": "7", "[clients] stall-timeout": "3",
         "[clients] claim-linger": "0",
-        "[dbus] mode": "\"off\"", "[dbus] polkit": "false", "[log] level": "\"debug\"",
+        "[dbus] mode": "\"off\"", "[dbus] polkit": "false", "[dbus] follows-lock": "false", "[log] level": "\"debug\"",
         "[hinge] base-sensor": "\"none\"", "[hinge] base-mount-matrix": "\"1, 0, 0; 0, -1, 0; 0, 0, -1\"",
         "[hinge] laptop-keeps-normal": "false", "[hinge] tablet-mode-switch": "\"on\"",
         "[hinge] uinput": "\"/tmp/uinput\"",
