@@ -70,9 +70,9 @@ public enum KeptLockFile {
         var locked: Bool?
         var pin: DeviceOrientation?
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = trimmed(raw)
+            let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map(trimmed)
+            let parts = line.split(separator: "=", maxSplits: 1).map { String($0.trimmingWhitespace()) }
             guard parts.count == 2 else { return .unusable("\(path):\(index + 1): expected key = value") }
             switch parts[0] {
             case "locked" where parts[1] == "true" || parts[1] == "false":
@@ -91,13 +91,6 @@ public enum KeptLockFile {
         }
         guard let locked, let pin else { return .unusable("\(path): locked or pinned is missing") }
         return .kept(KeptLock(locked: locked, pin: pin))
-    }
-
-    private static func trimmed(_ text: Substring) -> String {
-        String(
-            text.drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop {
-                $0 == " " || $0 == "\t" || $0 == "\r"
-            }.reversed())
     }
 
     static func text(_ lock: KeptLock) -> String {
