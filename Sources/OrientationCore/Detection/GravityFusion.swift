@@ -73,7 +73,8 @@ public struct GravityFusion: Sendable {
         public var maximumStepChange: Double = 0.1
         /// Still this long after a restart anchors the estimate to the accelerometer: a flick's far
         /// pose or a shake's reversal is still for milliseconds, a glance's of 75° or more out in up
-        /// to 0.5 s for less than 40 ms (the detector's `gyroStillSettleTime`, which it passes here).
+        /// to 0.5 s for less than 40 ms (`gyro-still-settle-time`, which ``GravityEstimator`` passes
+        /// here).
         /// Counted from the restart's own sample when that is still, and met at the sample within a
         /// quarter period of it, as the detector's waits are: a gyroscope switched on as a turn ends
         /// (the daemon's pace goes fast, detection-log.md §16) then costs the anchor no extra period.
