@@ -125,7 +125,7 @@ public struct OrientationDetector: Sendable {
         bands = OrientationBands(configuration: configuration)
         window = RestWindow(configuration: configuration)
         startup = StartupRule(configuration: configuration)
-        rest = RestRule(settings: configuration.rest)
+        rest = RestRule()
         face = FaceRule(configuration: configuration)
         settle = SettleRule(configuration: configuration)
         restingDwell = RestingDwellRule(configuration: configuration)

@@ -122,9 +122,8 @@ struct RestWindow: Sendable {
 
 /// At rest, the samples' mean is gravity: a new orientation beyond the band is taken at once
 /// (detection.md, rule 4). The latency of a step change without trusting a single sample.
+/// Its parameters are the rest test's (``RestWindow``).
 struct RestRule: Sendable {
-    let settings: DetectorConfiguration.Rest
-
     /// The orientation the rest `rest` asks for from `current`, or nil. A jolt is excused only on
     /// the way to a face state (a device laid on a surface lands), which needs the face rule's
     /// longer rest too; a measured turn heading out of the candidate is no rest (turned about its
