@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct orientd_sp_object {
     int object_count, property_count, method_count;
@@ -302,4 +304,47 @@ int orientd_bus_sender_identity(sd_bus_message *call, uid_t *uid, gid_t *gid, pi
     if (r >= 0 && sd_bus_creds_get_pid(creds, pid) < 0) *pid = 0;
     sd_bus_creds_unref(creds);
     return r < 0 ? r : 0;
+}
+
+int orientd_logind_watch_sleep(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata) {
+    return sd_bus_match_signal(bus, slot, "org.freedesktop.login1", "/org/freedesktop/login1",
+                               "org.freedesktop.login1.Manager", "PrepareForSleep", callback, userdata);
+}
+
+int orientd_bus_read_boolean(sd_bus_message *message, int *value) {
+    return sd_bus_message_read(message, "b", value);
+}
+
+int orientd_logind_inhibit_sleep_async(sd_bus *bus, sd_bus_slot **slot, const char *who, const char *why,
+                                       sd_bus_message_handler_t callback, void *userdata) {
+    sd_bus_message *m = NULL;
+    int r = sd_bus_message_new_method_call(bus, &m, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                           "org.freedesktop.login1.Manager", "Inhibit");
+    if (r < 0) return r;
+    if ((r = sd_bus_message_append(m, "ssss", "sleep", who, why, "delay")) < 0) goto out;
+    r = sd_bus_call_async(bus, slot, m, callback, userdata, 10 * 1000 * 1000);
+out:
+    sd_bus_message_unref(m);
+    return r;
+}
+
+int orientd_logind_read_inhibitor(sd_bus_message *reply, const char **error_name, const char **error_message) {
+    *error_name = NULL;
+    *error_message = NULL;
+    if (sd_bus_message_is_method_error(reply, NULL)) {
+        const sd_bus_error *error = sd_bus_message_get_error(reply);
+        if (error != NULL) {
+            *error_name = error->name;
+            *error_message = error->message;
+        }
+        int code = sd_bus_message_get_errno(reply);
+        return code > 0 ? -code : -EIO;
+    }
+    int fd = -1;
+    int r = sd_bus_message_read(reply, "h", &fd);
+    if (r < 0) return r;
+    if (r == 0 || fd < 0) return -EBADMSG;
+    /* The message owns `fd` and closes it when freed. */
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    return own < 0 ? -errno : own;
 }

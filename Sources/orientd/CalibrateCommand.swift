@@ -141,6 +141,8 @@ struct CalibrateCommand: AsyncParsableCommand {
                 if faultLog.logFault(fault.kind, at: MonotonicClock.now()) { output.note("sensor fault: \(fault)") }
             case .recovered(let kind, let device):
                 if faultLog.logRecovery(kind) { output.note("\(device): \(kind.rawValue) recovered") }
+            case .note(let note):
+                output.note(note)
             case .ended:
                 outcome = .failure(
                     .init("the readings ended while waiting for \(capture.currentPose?.rawValue ?? "a pose")"))

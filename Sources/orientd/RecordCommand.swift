@@ -117,6 +117,8 @@ struct RecordCommand: AsyncParsableCommand {
                 }
             case .recovered(let kind, let device):
                 if faultLog.logRecovery(kind) { printError("orientd record: \(device): \(kind.rawValue) recovered") }
+            case .note(let note):
+                printError("orientd record: \(note)")
             case .ended:
                 source.shutdown()
             }

@@ -199,6 +199,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let (settings, file) = try options.resolveForCommand()
         var (configuration, sensorConfiguration, level) = (settings.daemon, settings.sensor, settings.logLevel)
+        if let pace = configuration.samplingPace() { sensorConfiguration.firstValueWithin = 1 / pace.restRate }
         let environment = ProcessInfo.processInfo.environment
         let journal = environment["JOURNAL_STREAM"] != nil
         LogLevelSetting.current = level

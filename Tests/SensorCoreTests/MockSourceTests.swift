@@ -142,7 +142,7 @@ struct MockSourceTests {
             case .available(let description): #expect(description.mountMatrixOrigin == .configured)
             case .sample(let sample): samples.append(sample)
             case .fault(let fault): faults.append(fault)
-            case .recovered: break
+            case .recovered, .note: break
             case .ended: source.shutdown()
             case .unavailable: Issue.record("unexpected unavailable")
             }

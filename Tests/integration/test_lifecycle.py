@@ -20,7 +20,7 @@ from testbed import TestbedCase
 
 # The daemon's one list on this device, in start order (docs/architecture.md).
 PARTS = ["hub", "silence-alarm", "display-sensor", "base-sensor", "hinge-angle-sensor", "gyroscope", "light-sensor",
-         "proximity-sensor", "compass-sensor", "lid-switch", "tablet-mode-switch", "socket", "dbus", "readiness"]
+         "proximity-sensor", "compass-sensor", "lid-switch", "tablet-mode-switch", "socket", "dbus", "sleep-watch", "readiness"]
 
 
 def snapshot(pid):

@@ -99,4 +99,22 @@ int orientd_bus_read_string(sd_bus_message *message, const char **value);
  * errno otherwise. */
 int orientd_bus_sender_identity(sd_bus_message *call, uid_t *uid, gid_t *gid, pid_t *pid);
 
+/* logind (org.freedesktop.login1): sleep, for the daemon's sleep watch (SleepWatch.swift). */
+
+/* PrepareForSleep of logind's manager; the callback reads its one boolean with
+ * orientd_bus_read_boolean (true: the system is about to sleep; false: it has resumed). */
+int orientd_logind_watch_sleep(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata);
+int orientd_bus_read_boolean(sd_bus_message *message, int *value);
+
+/* Inhibit("sleep", who, why, "delay"), answered to `callback`; the reply's descriptor is read with
+ * orientd_logind_read_inhibitor. */
+int orientd_logind_inhibit_sleep_async(sd_bus *bus, sd_bus_slot **slot, const char *who, const char *why,
+                                       sd_bus_message_handler_t callback, void *userdata);
+
+/* The inhibitor's descriptor from Inhibit's reply, duplicated (close-on-exec) so that it outlives
+ * the message: the caller owns it and closing it releases the delay. Negative errno when the reply
+ * is an error or holds no descriptor; `error_name` then points at the error's name (the
+ * message's), or is NULL. */
+int orientd_logind_read_inhibitor(sd_bus_message *reply, const char **error_name, const char **error_message);
+
 #endif

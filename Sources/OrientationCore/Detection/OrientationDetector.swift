@@ -95,7 +95,7 @@ public struct OrientationDetector: Sendable {
     /// When the orientation becomes unknown if no sample arrives before (nil: nothing to forget), so
     /// a caller's timer can wait for exactly that moment instead of checking at a fixed period.
     public var silenceDeadline: Double? {
-        primed ? lastSampleTime + configuration.estimate.silenceTimeout : nil
+        primed || provingAgain ? lastSampleTime + configuration.estimate.silenceTimeout : nil
     }
 
     private var estimator: GravityEstimator
@@ -116,6 +116,9 @@ public struct OrientationDetector: Sendable {
     private var acceleratingUntil = -Double.infinity
     /// The last change, if the dwell rule made it: returning by the dwell rule needs a turn back.
     private var leftByDwell: DwellChange?
+    /// Set by ``startAfresh()``: the orientation held is what the caller last published, not what
+    /// any sample since has shown, so the start-up rule judges again as it does from `unknown`.
+    private var provingAgain = false
 
     /// A detector with the given parameters; call ``DetectorConfiguration/validate()`` first for
     /// parameters from a user.
@@ -174,14 +177,33 @@ public struct OrientationDetector: Sendable {
         lastSampleTime = time
     }
 
+    /// The device may have turned while nothing was read (the system slept): what the samples
+    /// before taught proves nothing now. The estimate starts from the next sample, and the start-up
+    /// rule (two agreeing readings, one sample period apart) decides again as it does from
+    /// `unknown`, but the orientation is kept and no change is returned: a caller that published it
+    /// goes on showing it until a decision replaces it with the pose held now, or silence makes it
+    /// unknown. So a resume shows the new pose one period after its first reading, never a passage
+    /// through `unknown` that was not real (detection.md §5). `time` starts the silence timeout: a
+    /// sensor that gives nothing after it still makes the orientation unknown.
+    public mutating func startAfresh(at time: Double) {
+        primed = false
+        lastSampleTime = time
+        forgetCandidates()
+        window.clear()
+        leftByDwell = nil
+        acceleratingUntil = -Double.infinity
+        provingAgain = orientation != .unknown
+    }
+
     /// Tells the detector that time has passed without samples (the caller's timer).
     ///
     /// Returns the change to `unknown` once nothing has arrived for `silenceTimeout`; the change is
     /// dated at the deadline, not at `time`.
     public mutating func advance(to time: Double) -> OrientationChange? {
         let timeout = configuration.estimate.silenceTimeout
-        guard primed, time - lastSampleTime >= timeout else { return nil }
+        guard primed || provingAgain, time - lastSampleTime >= timeout else { return nil }
         primed = false
+        provingAgain = false
         forgetCandidates()
         window.clear()
         guard orientation != .unknown else { return nil }
@@ -211,11 +233,15 @@ public struct OrientationDetector: Sendable {
             over: configuration.rest.window, period: sampleInterval, joltTime: configuration.face.joltTime)
         let resting = shown?.excusedJolt == false ? shown?.mean : nil
         let atRest =
-            orientation == .unknown
+            orientation == .unknown || provingAgain
             ? startup.candidate(rest: shown, window: window, period: sampleInterval, estimate: estimate, bands: bands)
             : rest.candidate(
                 rest: shown, from: orientation, bands: bands, face: face, window: window, period: sampleInterval,
                 estimate: estimate)
+        if provingAgain, atRest == orientation {
+            provingAgain = false  // proved again: what was shown is what the device holds
+            return nil
+        }
         if let atRest { return accept(atRest, at: time) }
         if let target = restingDwell.decide(
             resting: resting, estimate, from: orientation, at: time, bands: bands, leftByDwell: leftByDwell)
@@ -242,6 +268,7 @@ public struct OrientationDetector: Sendable {
         _ candidate: DeviceOrientation, at time: Double, byDwell: Vector3? = nil
     ) -> OrientationChange {
         let change = OrientationChange(time: time, from: orientation, to: candidate)
+        provingAgain = false
         leftByDwell = byDwell.map { DwellChange(left: orientation, at: $0) }
         orientation = candidate
         forgetCandidates()

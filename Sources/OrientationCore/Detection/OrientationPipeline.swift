@@ -49,6 +49,11 @@ public struct OrientationPipeline: Sendable {
         detector.hold(until: time)
     }
 
+    /// The device may have turned unseen (the system slept); see ``OrientationDetector/startAfresh(at:)``.
+    public mutating func startAfresh(at time: Double) {
+        detector.startAfresh(at: time)
+    }
+
     /// Lets time pass without samples; see ``OrientationDetector/advance(to:)``.
     public mutating func advance(to time: Double) -> OrientationChange? {
         detector.advance(to: time)

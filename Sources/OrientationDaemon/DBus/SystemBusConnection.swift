@@ -81,8 +81,7 @@ enum BusNameOutcome: Sendable, Equatable {
 /// was last given and passes method calls, vanished names and polkit's answers to the front end.
 ///
 /// Why a thread and not the hub's event loop: SwiftNIO has no public way to watch a descriptor it
-/// does not own, and sd-bus is not thread-safe; a thread asleep in poll(2) on the bus and an eventfd
-/// costs no wake-ups while nothing happens.
+/// does not own, and sd-bus is not thread-safe (``BusThreadLoop``).
 ///
 /// Invariant for `@unchecked Sendable`: `bus`, `object`, `slots`, `strings`, `openCalls`, `nextCallID`,
 /// `onEvent` and `thread` are used by one thread at a time: the owner's before ``start(onEvent:)``
@@ -229,30 +228,19 @@ final class SystemBusConnection: @unchecked Sendable {
     // MARK: - The bus thread
 
     private func run() {
-        while true {
-            // Commands first: values set before the thread started (or while it slept) are served
-            // to the calls waiting on the socket, never the ones before them.
+        // Commands first: values set before the thread started (or while it slept) are served to
+        // the calls waiting on the socket, never the ones before them.
+        let broke = BusThreadLoop.run(bus, wakeup: wakeup) {
             let (commands, stopping) = inbox.withLockedValue { inbox in
                 defer { inbox.commands = [] }
                 return (inbox.commands, inbox.stopping)
             }
-            if stopping { return }
+            if stopping { return false }
             commands.forEach(perform)
-            var processed: Int32
-            repeat { processed = sd_bus_process(bus, nil) } while processed > 0
-            if processed < 0 {
-                onEvent(.disconnected("the system bus connection broke: \(String(cString: strerror(-processed)))"))
-                return
-            }
-            var deadline: UInt64 = 0
-            var timeout: Double?
-            if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
-                timeout = max(0, Double(deadline) / 1e6 - MonotonicClock.now())
-            }
-            // A command submitted meanwhile has signalled the eventfd: the wait returns at once.
-            let events = sd_bus_get_events(bus)
-            _ = wakeup.wait(
-                timeout: timeout, other: sd_bus_get_fd(bus), otherEvents: Int16(truncatingIfNeeded: max(events, 0)))
+            return true
+        }
+        if let broke {
+            onEvent(.disconnected("the system bus connection broke: \(String(cString: strerror(-broke)))"))
         }
     }
 

@@ -74,10 +74,15 @@ final class DetectionStage: Sendable {
         var motion: MotionSample?
         /// The gyroscope's verdict, when this sample changed it.
         var gyroscope: GyroscopeCheck.Verdict?
+        /// The system slept this long since the sample before, and nobody said so (logind would
+        /// have, through ``resumes(at:)``): the detector has started afresh; the hub reads the
+        /// sensors afresh too.
+        var sleptUnannounced: Double?
 
         /// Whether the hub needs to hear of it.
         var isNews: Bool {
             change != nil || tilt != nil || gravity != nil || readRate != nil || motion != nil || gyroscope != nil
+                || sleptUnannounced != nil
         }
     }
 
@@ -107,6 +112,12 @@ final class DetectionStage: Sendable {
         /// The rate last asked of the source (``wantFastReads(_:)``), nil: its sampling rate.
         var fastHertz: Double?
 
+        /// Sleeps the system took, noticed by the clock (``SuspendNotice``).
+        var suspendNotice: SuspendNotice
+        /// After a resume: readings timed before it are from before the sleep (a buffer's kernel
+        /// FIFO may still hold them) and prove nothing of the pose now.
+        var freshAfter = -Double.infinity
+
         var needsEveryReading: Bool { heldFast || motion != nil }
 
         /// A gyroscope runs (its own, or an IMU's channels) while the device moves or motion is
@@ -114,10 +125,15 @@ final class DetectionStage: Sendable {
         var gyroscopeWanted: Bool { motion != nil || pace.map { !$0.pace.isRest } ?? true }
     }
 
+    /// The time the system has spent suspended (``MonotonicClock/suspendedSoFar()``; a test's own).
+    private let suspendedSoFar: @Sendable () -> Double
+
     init(
         configuration: DetectorConfiguration, pace: SamplingPace.Settings? = nil, readPace: ReadPace? = nil,
-        gyroscopeSwitch: (@Sendable (Bool) -> Void)? = nil
+        gyroscopeSwitch: (@Sendable (Bool) -> Void)? = nil,
+        suspendedSoFar: @escaping @Sendable () -> Double = MonotonicClock.suspendedSoFar
     ) {
+        self.suspendedSoFar = suspendedSoFar
         paceSettings = readPace == nil ? nil : pace
         self.readPace = readPace
         self.gyroscopeSwitch = gyroscopeSwitch
@@ -125,7 +141,8 @@ final class DetectionStage: Sendable {
         pipeline = NIOLockedValueBox(
             Pipeline(
                 orientation: OrientationPipeline(configuration: configuration),
-                pace: paceSettings.map(SamplingPace.init)))
+                pace: paceSettings.map(SamplingPace.init),
+                suspendNotice: SuspendNotice(suspendedSoFar: suspendedSoFar())))
     }
 
     /// Applies one sensor event: a sample may change the device orientation and the tilt; a sensor
@@ -135,6 +152,13 @@ final class DetectionStage: Sendable {
         pipeline.withLockedValue { pipeline in
             switch event {
             case .sample(let sample):
+                var slept: Double?
+                if let seconds = pipeline.suspendNotice.look(suspendedSoFar: suspendedSoFar()) {
+                    slept = seconds
+                    pipeline.orientation.startAfresh(at: sample.time)
+                    pipeline.freshAfter = sample.time
+                }
+                guard sample.time >= pipeline.freshAfter else { return Detection() }
                 if pipeline.onMotionEvents || (pipeline.pace?.pace.isRest == true && !pipeline.needsEveryReading),
                     let fast = pipeline.pace?.settings.fastRate
                 {
@@ -185,7 +209,7 @@ final class DetectionStage: Sendable {
                     change: change, tilt: tilt, gravity: scale.factor != before ? scale.measurement : nil,
                     readRate: readRate, silenceDeadline: Self.silenceDeadline(pipeline), motion: motion,
                     gyroscope: pipeline.orientation.detector.gyroscopeVerdict != verdict
-                        ? pipeline.orientation.detector.gyroscopeVerdict : nil)
+                        ? pipeline.orientation.detector.gyroscopeVerdict : nil, sleptUnannounced: slept)
             case .available(let description):
                 pipeline.readsGyroscope = description.readsGyroscope
                 pipeline.orientation.mountMatrix = description.mountMatrix
@@ -205,14 +229,15 @@ final class DetectionStage: Sendable {
                     motion: pipeline.motion.map { _ in MotionEstimator() }, sampling: pipeline.sampling,
                     gyroscopeOn: pipeline.gyroscopeOn, ownGyroscopeOn: pipeline.ownGyroscopeOn,
                     ownGyroscope: pipeline.ownGyroscope,
-                    motionHertz: pipeline.motionHertz, fastHertz: pipeline.fastHertz)
+                    motionHertz: pipeline.motionHertz, fastHertz: pipeline.fastHertz,
+                    suspendNotice: pipeline.suspendNotice, freshAfter: pipeline.freshAfter)
                 switchGyroscope(&pipeline)
                 wantFastReads(&pipeline)
                 readPace?.set(nil)
             case .fault(let fault) where fault.kind == .stuck || fault.kind == .axisStuck:
                 // The gravity learner may have measured the frozen readings' length as gravity.
                 pipeline.orientation.forgetGravityScale()
-            case .fault, .recovered:
+            case .fault, .recovered, .note:
                 break
             }
             return Detection()
@@ -245,6 +270,33 @@ final class DetectionStage: Sendable {
             switchGyroscope(&$0)
         }
         readPace?.set(nil)
+    }
+
+    /// The system is about to sleep (logind said so): sampling stops as it does without claims.
+    func sleeps() {
+        samplingStops()
+    }
+
+    /// The system resumed at `time` (logind said so, or the hub noticed it): the device may have
+    /// turned while nothing was read, so the detector starts afresh keeping what it showed
+    /// (``OrientationDetector/startAfresh(at:)``), readings from before `time` are dropped, and
+    /// sampling starts fast. Returns the sleep's length when the clock shows one not yet noticed.
+    @discardableResult
+    func resumes(at time: Double) -> Double? {
+        let slept = pipeline.withLockedValue {
+            let slept = $0.suspendNotice.look(suspendedSoFar: suspendedSoFar())
+            $0.orientation.startAfresh(at: time)
+            $0.freshAfter = time
+            return slept
+        }
+        samplingStarts()
+        return slept
+    }
+
+    /// Whether the system slept since the last look (the silence alarm asks before it lets silence
+    /// make the orientation unknown: a freeze and thaw for a sleep nobody announced is no silence).
+    func lookForSleep() -> Double? {
+        pipeline.withLockedValue { $0.suspendNotice.look(suspendedSoFar: suspendedSoFar()) }
     }
 
     /// Sampling stopped (no claim left): a gyroscope of its own is switched off too.

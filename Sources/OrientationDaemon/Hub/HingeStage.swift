@@ -50,7 +50,7 @@ final class HingeStage: Sendable {
                 return Outcome(
                     events: state.detector.forget(role.location),
                     angleLost: AngleLoss(reason: "the \(role.rawValue) sensor is gone", isNews: true))
-            case .fault, .recovered:
+            case .fault, .recovered, .note:
                 return Outcome()
             }
         }

@@ -47,6 +47,12 @@ enum HubAction: Hashable, Sendable {
     case cancelScheduledStop
     /// The linger passed with no claim that needs it: the sensor stops sampling.
     case stopSampling(SampledSensor)
+    /// The system is about to sleep: these sensors stop reading (their buffers closed) but stay
+    /// claimed; the shell tells logind it may sleep once they have stopped.
+    case suspendSampling(Set<SampledSensor>)
+    /// The system resumed: these sensors, claimed all along, read afresh; the display's detector
+    /// starts afresh keeping what it showed (``DetectionStage/resumes(at:)``).
+    case resumeSampling(Set<SampledSensor>)
     /// A change of the daemon's state for every listener subscribed to its topic (possibly none).
     case publish(Event, to: [ListenerID])
     /// An event for one listener only (its session's).
@@ -138,6 +144,10 @@ struct HubStateMachine {
     private var sensorMaximumRate: Double?
     private var restRate: Double?
     var isSampling: Bool { sampling.contains(.display) }
+    /// Between ``sleeps(at:)`` and ``resumes(at:)``: nothing is read, claims stand.
+    private(set) var isAsleep = false
+    /// The display sensor is read now: claimed, and the system awake.
+    var readsDisplay: Bool { isSampling && !isAsleep }
     /// Whether a base sensor is read (a convertible, or one configured): without it the base is
     /// never asked to sample.
     let hasBaseSensor: Bool
@@ -198,7 +208,8 @@ struct HubStateMachine {
         return
             """
             \(sensor); \(listeners.count) client\(listeners.count == 1 ? "" : "s"); device \
-            \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")
+            \(state.device.rawValue), interface \(state.interface.rawValue)\(state.locked ? ", locked" : "")\
+            \(isAsleep ? "; asleep" : "")
             """
     }
 
@@ -367,7 +378,7 @@ struct HubStateMachine {
         let wanted = wantedSensors
         for role in SampledSensor.allCases where wanted.contains(role) && !sampling.contains(role) {
             sampling.insert(role)
-            output.append(.startSampling(role))
+            if !isAsleep { output.append(.startSampling(role)) }  // else with the resume
             if case .kind(let kind) = role, state.kinds[kind] != nil { awaitingFirstReading.insert(kind) }
             if role == .display {
                 restRate = nil  // the detection stage starts at the fast pace
@@ -399,6 +410,31 @@ struct HubStateMachine {
         }
         awaitingFirstReading = []
         updateMotionStream()
+        return takeOutput()
+    }
+
+    // MARK: - Sleep
+
+    /// The system is about to sleep (logind's `PrepareForSleep`): every sensor sampling stops reading
+    /// (its claims stand, and the display sensor is idle meanwhile). Nothing else changes: the
+    /// orientation shown stays until a reading after the resume replaces it. Idempotent.
+    mutating func sleeps(at time: Double) -> [HubAction] {
+        guard !isAsleep, !isShuttingDown else { return [] }
+        isAsleep = true
+        if !sampling.isEmpty { output.append(.suspendSampling(sampling)) }
+        updateSensorStatus(at: time)
+        output.append(.statusChanged)
+        return takeOutput()
+    }
+
+    /// The system resumed: every sensor claimed reads afresh, those claimed during the sleep too.
+    mutating func resumes(at time: Double) -> [HubAction] {
+        guard isAsleep else { return [] }
+        isAsleep = false
+        if !sampling.isEmpty, !isShuttingDown { output.append(.resumeSampling(sampling)) }
+        if isSampling { restRate = nil }  // the detection stage starts at the fast pace
+        updateSensorStatus(at: time)
+        output.append(.statusChanged)
         return takeOutput()
     }
 
@@ -643,13 +679,13 @@ struct HubStateMachine {
     }
 
     private mutating func updateRate() {
-        state.rate = !isSampling || !sensorPresent ? nil : restRate.map { min($0, sensorRate ?? $0) } ?? sensorRate
+        state.rate = !readsDisplay || !sensorPresent ? nil : restRate.map { min($0, sensorRate ?? $0) } ?? sensorRate
     }
 
     private mutating func updateSensorStatus(at time: Double) {
         updateRate()
         let status: SensorStatus =
-            !sensorPresent ? .absent : !state.faults.isEmpty ? .failed : isSampling ? .active : .idle
+            !sensorPresent ? .absent : !state.faults.isEmpty ? .failed : readsDisplay ? .active : .idle
         guard status != state.sensor else { return }
         let from = state.sensor
         state.sensor = status

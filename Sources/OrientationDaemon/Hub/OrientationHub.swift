@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -26,6 +27,8 @@ public final class OrientationHub: Sendable {
     private let hingeAngleSensor: (any HingeAngleSource)?
     /// Light, proximity and compass: each sampled while its topic is claimed.
     private let kindSources: [SensorKind: any KindSensorSource]
+    /// A gyroscope of its own: the detection stage switches it; a sleep stops it with the rest.
+    private let gyroscope: (any GyroscopeSource)?
     /// Shared with the sensor's thread, which feeds it (see ``DetectionStage``).
     let detection: DetectionStage
     /// The hinge angle and mode, fed by both sensors' threads; nil without a base sensor.
@@ -82,6 +85,8 @@ public final class OrientationHub: Sendable {
         var closedWhilePerforming: [ListenerID] = []
         /// How many listeners were disconnected that way (the tests' evidence that none nested).
         var disconnectsDeferred = 0
+        /// Who waits for the sensors to stop before the system sleeps (logind's delay inhibitor).
+        var sleepReady: [@Sendable () -> Void] = []
 
         init(machine: HubStateMachine) {
             self.machine = machine
@@ -129,6 +134,7 @@ public final class OrientationHub: Sendable {
         self.source = source
         self.baseSource = baseSource
         self.hingeAngleSensor = hingeAngleSensor
+        self.gyroscope = gyroscope
         self.serverName = serverName
         lockKeeper = configuration.keptLockPath.map { LockKeeper(path: $0) }
         detection = DetectionStage(
@@ -297,6 +303,8 @@ public final class OrientationHub: Sendable {
         case .ended:
             sensorLogger.info("sensor input ended")
             actions = onLoop.machine.sensorLost(at: now)
+        case .note(let note):
+            sensorLogger.notice("\(note)", metadata: ["sensor.device": "\(state.sensorName ?? "?")"])
         }
         if let gravity = detection.gravity { logGravityScale(gravity) }
         // The gyroscope judged: the IMU's, read with the sensor, else the one of its own.
@@ -313,6 +321,7 @@ public final class OrientationHub: Sendable {
             break
         }
         if let rate = detection.readRate { logReadRate(rate) }
+        if let slept = detection.sleptUnannounced { sleptUnannounced(slept) }
         actions += hingeActions(
             hinge, orientation: detection.change?.to, tilt: detection.tilt,
             restRate: detection.readRate.map(\.restRate), motion: detection.motion, gyroscope: detection.gyroscope,
@@ -432,6 +441,8 @@ public final class OrientationHub: Sendable {
                 sensorLogger.info(
                     "base sensor recovered", metadata: ["sensor.device": "\(device)", "fault": "\(kind.rawValue)"])
             }
+        case .note(let note):
+            sensorLogger.notice("base sensor: \(note)")
         case .ended:
             onLoop.basePresent = false
             restRate = holdDisplayPace()
@@ -567,15 +578,17 @@ public final class OrientationHub: Sendable {
     /// sets the timerfd itself), so it goes off only when the sensor really falls silent and a
     /// device at rest is woken by nothing but its reads.
     private func armSilenceAlarm() {
-        guard onLoop.machine.isSampling else { return silenceAlarm.cancel() }
+        guard onLoop.machine.readsDisplay else { return silenceAlarm.cancel() }
         silenceAlarm.set(
             at: detection.silenceDeadline ?? MonotonicClock.now() + configuration.detector.estimate.silenceTimeout)
     }
 
     /// The silence alarm went off: the orientation may become unknown; the alarm waits again.
     private func silenceAlarmRang() {
-        guard onLoop.machine.isSampling else { return }
+        guard onLoop.machine.readsDisplay else { return }
         let now = MonotonicClock.now()
+        // Thawed from a sleep nobody announced: the freeze and thaw around it are no silence.
+        if let slept = detection.lookForSleep() { return sleptUnannounced(slept) }
         if let change = detection.advance(to: now) {
             perform(onLoop.machine.detected(SensorDecision(orientation: change.to), at: now))
         }
@@ -594,6 +607,90 @@ public final class OrientationHub: Sendable {
             hingeChanged(hinge.advance(to: MonotonicClock.now()))
             armHingeCheck()
         }
+    }
+
+    // MARK: - Sleep
+
+    /// The system is about to sleep (logind's `PrepareForSleep(true)`): every sensor read stops
+    /// and its buffer closes; `ready` is called (on any thread) once all have, so logind's delay
+    /// ends as soon as nothing is read any more, never later than that.
+    func systemSleeps(then ready: @escaping @Sendable () -> Void) {
+        let actions = onLoop.machine.sleeps(at: MonotonicClock.now())
+        guard !actions.isEmpty else { return ready() }
+        logger.notice("the system is going to sleep: sensors stop reading until it resumes")
+        onLoop.sleepReady.append(ready)
+        perform(actions)
+        if let ready = onLoop.sleepReady.popLast() { ready() }  // nothing was sampling
+    }
+
+    /// The system resumed (logind's `PrepareForSleep(false)`): every claimed sensor reads afresh and
+    /// the orientation shown is the one the device holds now.
+    func systemResumed() {
+        let actions = onLoop.machine.resumes(at: MonotonicClock.now())
+        guard !actions.isEmpty else { return }
+        logger.notice("the system resumed: sensors read afresh")
+        perform(actions)
+    }
+
+    /// The clock shows a sleep of `seconds` that logind did not announce (none runs, or the system
+    /// was suspended behind its back): the sensors are read afresh as after an announced one.
+    private func sleptUnannounced(_ seconds: Double) {
+        guard !onLoop.machine.isAsleep else { return }
+        logger.notice(
+            """
+            the system slept \((seconds * 10).rounded() / 10) s unannounced (CLOCK_BOOTTIME ran on): \
+            sensors read afresh
+            """)
+        perform(onLoop.machine.sleeps(at: MonotonicClock.now()))
+        onLoop.sleepReady.removeAll()
+        perform(onLoop.machine.resumes(at: MonotonicClock.now()))
+    }
+
+    /// Stops each sensor of `roles` reading; the sleep's `ready` is called once all have stopped.
+    private func suspend(_ roles: Set<SampledSensor>) {
+        let stopped = DispatchGroup()
+        func stop(_ source: (any SensorSource)?) {
+            guard let source else { return }
+            stopped.enter()
+            source.stopSampling { stopped.leave() }
+        }
+        for role in roles {
+            switch role {
+            case .display:
+                stop(source)
+                detection.sleeps()
+                stop(gyroscope)
+                silenceAlarm.cancel()
+                onLoop.hingeCheckTask?.cancel()
+                onLoop.hingeCheckTask = nil
+            case .base:
+                stop(baseSource)
+                stop(hingeAngleSensor)
+            case .kind(let kind):
+                stop(kindSources[kind])
+            }
+        }
+        let ready = onLoop.sleepReady
+        onLoop.sleepReady.removeAll()
+        stopped.notify(queue: .global()) { ready.forEach { $0() } }
+    }
+
+    /// Starts each sensor of `roles` reading again after a sleep.
+    private func resume(_ roles: Set<SampledSensor>) {
+        for role in SampledSensor.allCases where roles.contains(role) {
+            switch role {
+            case .display:
+                detection.resumes(at: MonotonicClock.now())
+                source.startSampling()
+                armSilenceAlarm()
+            case .base:
+                baseSource?.startSampling()
+                hingeAngleSensor?.startSampling()
+            case .kind(let kind):
+                kindSources[kind]?.startSampling()
+            }
+        }
+        armHingeCheck()
     }
 
     /// What became of net.hadess.SensorProxy (``SensorProxyService``).
@@ -709,6 +806,10 @@ public final class OrientationHub: Sendable {
                 if let hinge, hingeAngleSensor != nil {
                     pending += hingeActions(hinge.forgetMeasured(), at: MonotonicClock.now())
                 }
+            case .suspendSampling(let roles):
+                suspend(roles)
+            case .resumeSampling(let roles):
+                resume(roles)
             case .startSampling(.kind(let kind)):
                 kindSources[kind]?.startSampling()
                 logger.info("\(kind) claimed: sampling starts")

@@ -102,6 +102,47 @@ extension DaemonPart {
             "dbus", start: { try await bus.apply(configuration, atStart: true) }, stop: { await bus.stop() })
     }
 
+    /// logind's sleep (``SleepWatch``): the sensors stop before each sleep and read afresh after it.
+    /// Without a system bus or logind the daemon runs as before and says so once: a sleep is then
+    /// noticed by the clock (``SuspendNotice``).
+    static func sleepWatch(_ hub: OrientationHub, logger: Logger) -> DaemonPart {
+        let running = NIOLockedValueBox<SleepWatch?>(nil)
+        let loop = hub.eventLoop
+        let byTheClock = "a sleep is noticed by the clock alone (CLOCK_BOOTTIME)"
+        return DaemonPart(
+            "sleep-watch",
+            start: {
+                let watch: SleepWatch
+                do throws(SystemBusError) {
+                    watch = try await WorkerThread.run("orientd-start") { () throws(SystemBusError) in try SleepWatch() }
+                } catch {
+                    logger.notice("logind not followed (\(error)): \(byTheClock)")
+                    return
+                }
+                running.withLockedValue { $0 = watch }
+                watch.start { news in
+                    switch news {
+                    case .following(let refused):
+                        if let refused {
+                            logger.warning("following logind's sleep without a delay: \(refused)")
+                        } else {
+                            logger.info("following logind: sensors stop before each sleep and read afresh after it")
+                        }
+                    case .notFollowed(let reason):
+                        logger.notice("logind not followed (\(reason)): \(byTheClock)")
+                    case .preparing:
+                        loop.execute { hub.systemSleeps { watch.readyToSleep() } }
+                    case .resumed:
+                        loop.execute { hub.systemResumed() }
+                    }
+                }
+            },
+            stop: {
+                guard let watch = running.withLockedValue({ $0 }) else { return }
+                await WorkerThread.run("orientd-stop") { watch.stop() }
+            })
+    }
+
     /// Readiness: READY=1 and the status line once the socket accepts, the sensor is open or known
     /// absent and the bus is served or known not to be; the watchdog's pings from the hub's own
     /// loop; start-up's pages given back. At the end, the hub's shutting-down state, then STOPPING=1.

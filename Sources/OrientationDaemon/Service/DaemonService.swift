@@ -149,6 +149,7 @@ public final class OrientationDaemonService: Sendable {
                 hub, configuration: configuration, activated: activatedSocket, firstEvent: firstEvent,
                 firstEventSeen: firstEventSeen, logger: logger),
             .bus(bus, configuration: configuration),
+            .sleepWatch(hub, logger: logger),
             .readiness(
                 hub, notifier: notifier, ready: ready, configuration: configuration, activated: activatedSocket,
                 logger: logger),

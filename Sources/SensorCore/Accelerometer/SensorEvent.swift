@@ -177,6 +177,9 @@ public enum SensorEvent: Sendable, Hashable {
     case fault(SensorFault)
     /// A reported fault episode ended.
     case recovered(SensorFault.Kind, device: String)
+    /// Something worth one line in the log that is no fault: a buffer silent after it opened, whose
+    /// device is read through its attributes meanwhile.
+    case note(String)
     /// A finite source (a replay or standard input) has no more samples.
     case ended
 }

@@ -14,6 +14,15 @@ public enum MonotonicClock {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
+    /// Seconds the system has spent suspended since boot: CLOCK_BOOTTIME counts them, CLOCK_MONOTONIC
+    /// does not, so the difference grows by exactly each sleep's length (``SuspendNotice``).
+    public static func suspendedSoFar() -> Double {
+        var boot = timespec(), monotonic = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        return Double(boot.tv_sec - monotonic.tv_sec) + Double(boot.tv_nsec - monotonic.tv_nsec) / 1e9
+    }
+
     /// Seconds since the Unix epoch (CLOCK_REALTIME), for times shown to people, never for intervals.
     public static func unixTime() -> Double {
         var spec = timespec()

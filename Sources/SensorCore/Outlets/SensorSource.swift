@@ -17,11 +17,20 @@ public protocol SensorSource<Event>: AnyObject, Sendable {
     func startSampling()
     /// Stops reading (idempotent); the sensor stays known.
     func stopSampling()
+    /// Stops reading as ``stopSampling()`` does and calls `stopped` (on any thread) once the device
+    /// is closed (buffers too): the system may sleep then (logind's delay inhibitor waits for it).
+    func stopSampling(then stopped: @escaping @Sendable () -> Void)
     /// Stops everything, releases the device and finishes the outlet.
     func shutdown()
 }
 
 extension SensorSource {
+    /// For a source that closes nothing it keeps open (the mock sources, a replay): at once.
+    public func stopSampling(then stopped: @escaping @Sendable () -> Void) {
+        stopSampling()
+        stopped()
+    }
+
     /// Every event of the source's life as a stream; finishes after ``shutdown()``.
     public var events: AsyncStream<Event> { outlet.events }
 

@@ -191,6 +191,10 @@ public struct SensorConfiguration: Sendable, Hashable {
     /// False to read at the device's rate as it is, for a reader beside the daemon (`calibrate`)
     /// that must not change the rate the daemon chose.
     public var setsDeviceRate = true
+    /// A buffer that gives nothing this long after it opens (one rest interval: the daemon's
+    /// `rest-rate`, 1.8 Hz by default) is not waited for: the `raw` attributes are read meanwhile, so
+    /// a claim gets a first value within it, after a resume too (``SensorEvent/note(_:)``).
+    public var firstValueWithin = 1 / SamplingPace.Settings().restRate
 
     public static let defaultRate = 25.0
 

@@ -68,6 +68,7 @@ public final class UdevHingeAngleSource: HingeAngleSource, Sendable {
     public func start() throws(SensorStartError) { try watched.start() }
     public func startSampling() { watched.startSampling() }
     public func stopSampling() { watched.stopSampling() }
+    public func stopSampling(then stopped: @escaping @Sendable () -> Void) { watched.stopSampling(then: stopped) }
     public func shutdown() { watched.shutdown() }
 }
 

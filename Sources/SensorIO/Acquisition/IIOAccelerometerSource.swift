@@ -93,12 +93,19 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
     }
 
     public func stopSampling() {
+        stopSampling {}
+    }
+
+    /// The acquisition is stopped (its thread joined, its buffer closed) on the queue; `stopped`
+    /// follows it there.
+    public func stopSampling(then stopped: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             state.withLock { state in
                 guard state.sampling else { return }
                 state.sampling = false
                 closeAcquisition(&state)
             }
+            stopped()
         }
     }
 

@@ -169,6 +169,7 @@ final class IIOAcquisition: Sendable {
             announced: NIOLockedValueBox(description), pollPeriod: pollPeriod, configuredRate: configuration.rate,
             writesRate: configuration.setsDeviceRate,
             pace: pace, fallbackAllowed: configuration.acquisition == .auto,
+            firstValueWithin: configuration.firstValueWithin,
             isRemote: isRemote, emit: emit, wakeup: wakeup, control: control)
         thread = WorkerThread.start(name: "orientd-\(mode.rawValue)") { [timestampChannel, monotonicTimestamps] in
             let ending: Ending?
@@ -295,6 +296,8 @@ final class IIOAcquisition: Sendable {
         let writesRate: Bool
         let pace: ReadPace?
         let fallbackAllowed: Bool
+        /// How long a buffer may stay silent after it opens before the attributes are read meanwhile.
+        let firstValueWithin: Double
         let isRemote: Bool
         let emit: @Sendable (SensorEvent) -> Void
         let wakeup: Wakeup
@@ -433,6 +436,35 @@ extension IIOAcquisition.Worker {
                 }))
     }
 
+    /// Why the raw attributes could not be read: the fault's kind, its detail, the error if one.
+    struct AttributeFailure: Error {
+        let kind: SensorFault.Kind
+        let detail: String
+        let error: IIOError?
+    }
+
+    /// One reading of the three `raw` attributes, or why it failed (at the first axis that did).
+    private func readAttributes() -> Result<Vector3, AttributeFailure> {
+        var raw = [0.0, 0.0, 0.0]
+        for index in 0..<3 {
+            let channel = channels[index]
+            do {
+                switch try rawReaders[index].read() {
+                case .value(let value): raw[index] = value
+                case .notANumber(let text):
+                    return .failure(
+                        AttributeFailure(
+                            kind: .badValue, detail: "\(channel.id) raw \"\(text.prefix(40))\" is not a number",
+                            error: nil))
+                }
+            } catch {
+                return .failure(
+                    AttributeFailure(kind: .readFailed, detail: "\(channel.id) raw: \(error.errnoDescription)", error: error))
+            }
+        }
+        return .success(Vector3(raw[0], raw[1], raw[2]))
+    }
+
     // MARK: - Polling
 
     func runPolling() -> IIOAcquisition.Ending? {
@@ -480,28 +512,18 @@ extension IIOAcquisition.Worker {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
             }
-            var raw = (0.0, 0.0, 0.0)
-            var failure: (SensorFault.Kind, String, IIOError?)?
-            for index in 0..<3 {
-                let channel = channels[index]
-                do {
-                    switch try rawReaders[index].read() {
-                    case .value(let value):
-                        if index == 0 { raw.0 = value } else if index == 1 { raw.1 = value } else { raw.2 = value }
-                    case .notANumber(let text):
-                        failure = (.badValue, "\(channel.id) raw \"\(text.prefix(40))\" is not a number", nil)
-                    }
-                } catch {
-                    failure = (.readFailed, "\(channel.id) raw: \(error.errnoDescription)", error)
-                }
-                if failure != nil { break }
-            }
+            let read = readAttributes()
             let time = MonotonicClock.now()
-            if let (kind, detail, error) = failure {
-                if let error, error.meansDeviceGone { return .deviceGone(error.description) }
-                if faults.fault(kind) { emit(.fault(SensorFault(kind: kind, device: device.id, detail: detail))) }
+            let raw: Vector3
+            switch read {
+            case .success(let reading): raw = reading
+            case .failure(let failure):
+                if let error = failure.error, error.meansDeviceGone { return .deviceGone(error.description) }
+                if faults.fault(failure.kind) {
+                    emit(.fault(SensorFault(kind: failure.kind, device: device.id, detail: failure.detail)))
+                }
                 failingSince = failingSince ?? time
-                if isRemote, let since = failingSince, time - since >= Self.lossTimeout { return .failed(detail) }
+                if isRemote, let since = failingSince, time - since >= Self.lossTimeout { return .failed(failure.detail) }
                 continue
             }
             failingSince = nil
@@ -510,7 +532,7 @@ extension IIOAcquisition.Worker {
             let rotationRate = readGyroscope(
                 &gyroscopeCalibration, onSince: &gyroscopeOnSince, problem: &gyroscopeProblem, at: time)
             readings.deliver(
-                raw: Vector3(raw.0, raw.1, raw.2), at: time, scale: calibration.valid ? calibration.scale : nil,
+                raw: raw, at: time, scale: calibration.valid ? calibration.scale : nil,
                 offset: calibration.offset, rotationRate: rotationRate, faults: &faults, emit: emit)
         }
         return nil
@@ -559,6 +581,12 @@ extension IIOAcquisition.Worker {
         // The last reading, taken again while a hub that reports only changes says nothing.
         var held: Vector3?
         var timeout = Self.bufferSilenceTimeout
+        // Until the buffer gives its first data, it is waited for one rest interval at most; then
+        // the attributes are read at the sampling rate meanwhile (said once), so that a claim gets
+        // a first value within a rest interval, after a resume too, when a trigger or a hub does
+        // not start again. After `bufferSilenceTimeout`, `auto` polls instead for good.
+        let opened = MonotonicClock.now()
+        var readsAttributes = false
         while !stopping {
             if !calibration.valid, MonotonicClock.now() - calibration.lastRead >= 1 {
                 readCalibration(&calibration, faults: &faults, now: MonotonicClock.now())
@@ -623,9 +651,14 @@ extension IIOAcquisition.Worker {
                 }
             }
             guard let buffer = current else { continue }
-            let quietHeld = sensitivity?.holdsWhenQuiet == true && held != nil
+            let quietHeld = sensitivity?.holdsWhenQuiet == true && receivedAny && held != nil
             let heldInterval = pace?.interval ?? ChangeSensitivity.heldInterval
-            let wantedTimeout = quietHeld ? UInt32(heldInterval * 1000) : Self.bufferSilenceTimeout
+            let wantedTimeout =
+                quietHeld
+                ? UInt32(heldInterval * 1000)
+                : !receivedAny && MonotonicClock.now() - opened < Double(Self.bufferSilenceTimeout) / 1000
+                    ? UInt32(max(1, ((readsAttributes ? samplePeriod : firstValueWithin) * 1000).rounded()))
+                    : Self.bufferSilenceTimeout
             if wantedTimeout != timeout, (try? device.context.setTimeout(milliseconds: wantedTimeout)) != nil {
                 timeout = wantedTimeout
             }
@@ -640,6 +673,25 @@ extension IIOAcquisition.Worker {
                     readings.deliver(
                         raw: held, at: now, scale: calibration.valid ? calibration.scale : nil,
                         offset: calibration.offset, rotationRate: nil, faults: &faults, emit: emit)
+                    continue
+                }
+                let silentFor = now - opened
+                if error.code == ETIMEDOUT, !receivedAny, silentFor < Double(Self.bufferSilenceTimeout) / 1000 {
+                    if !readsAttributes {
+                        readsAttributes = true
+                        emit(
+                            .note(
+                                """
+                                \(device.id): its buffer gave nothing within \
+                                \(SamplingFrequencyChoice.text((firstValueWithin * 100).rounded() / 100)) s of \
+                                opening: its attributes are read until it does
+                                """))
+                    }
+                    if case .success(let raw) = readAttributes() {
+                        readings.deliver(
+                            raw: raw, at: MonotonicClock.now(), scale: calibration.valid ? calibration.scale : nil,
+                            offset: calibration.offset, rotationRate: nil, faults: &faults, emit: emit)
+                    }
                     continue
                 }
                 if error.code == ETIMEDOUT, !receivedAny, fallbackAllowed {

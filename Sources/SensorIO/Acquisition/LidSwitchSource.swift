@@ -39,5 +39,6 @@ public final class EvdevLidSwitchSource: LidSwitchSource, Sendable {
     public func start() throws(SensorStartError) { try watched.start() }
     public func startSampling() { watched.startSampling() }
     public func stopSampling() { watched.stopSampling() }
+    public func stopSampling(then stopped: @escaping @Sendable () -> Void) { watched.stopSampling(then: stopped) }
     public func shutdown() { watched.shutdown() }
 }

@@ -45,6 +45,7 @@ public final class UdevKindSource: KindSensorSource, Sendable {
     public func start() throws(SensorStartError) { try watched.start() }
     public func startSampling() { watched.startSampling() }
     public func stopSampling() { watched.stopSampling() }
+    public func stopSampling(then stopped: @escaping @Sendable () -> Void) { watched.stopSampling(then: stopped) }
     public func shutdown() { watched.shutdown() }
 
     /// The reader the plan asks for.

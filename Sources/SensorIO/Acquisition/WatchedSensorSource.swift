@@ -115,12 +115,14 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
         }
     }
 
-    func stopSampling() {
+    /// The reader is stopped on the queue; `stopped` follows it there.
+    func stopSampling(then stopped: @escaping @Sendable () -> Void = {}) {
         queue.async { [self] in
             state.withLock { state in
                 state.sampling = false
                 stopReading(&state)
             }
+            stopped()
         }
     }
 

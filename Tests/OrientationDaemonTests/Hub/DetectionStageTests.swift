@@ -35,6 +35,35 @@ struct DetectionStageTests {
         #expect(again.first?.from == .unknown)
     }
 
+    @Test(
+        """
+        a sleep nobody announced, seen on the clocks, starts the detector afresh: the pose held after it shows at \
+        the second reading, from the one shown; an announced resume does the same and drops readings from before it
+        """)
+    func sleepSeenOnTheClocks() throws {
+        let suspended = NIOLockedValueBox(0.0)
+        let stage = DetectionStage(
+            configuration: DetectorConfiguration(), suspendedSoFar: { suspended.withLockedValue { $0 } })
+        #expect(hold(stage, Vector3(0, -9.81, 0), from: 0).map(\.to) == [.portrait])
+        suspended.withLockedValue { $0 = 3600 }  // an hour asleep; the monotonic clock ran on 1.5 s
+        // Two distinct readings (a sensor's noise): one read twice proves nothing (detection.md rule 5).
+        let left = Vector3(-9.81, 0, 0), leftAgain = Vector3(-9.8, 0.02, 0)
+        let first = stage.observe(.sample(SensorSample(time: 2.5, reading: left)))
+        #expect(first.sleptUnannounced == 3600 && first.change == nil)
+        let second = try #require(stage.observe(.sample(SensorSample(time: 2.54, reading: leftAgain))).change)
+        #expect((second.from, second.to) == (.portrait, .landscapeLeft))
+        #expect(stage.observe(.sample(SensorSample(time: 2.58, reading: left))).sleptUnannounced == nil)
+
+        suspended.withLockedValue { $0 = 7200 }  // announced: the resume looks at the clocks itself
+        #expect(stage.resumes(at: 10) == 3600)
+        let right = Vector3(9.81, 0, 0), rightAgain = Vector3(9.8, 0.02, 0)
+        let stale = stage.observe(.sample(SensorSample(time: 9.9, reading: right)))
+        #expect(stale == DetectionStage.Detection(), "a reading from before the resume proves nothing")
+        #expect(stage.observe(.sample(SensorSample(time: 10.0, reading: right))).change == nil)
+        let turned = try #require(stage.observe(.sample(SensorSample(time: 10.04, reading: rightAgain))).change)
+        #expect((turned.from, turned.to) == (.landscapeLeft, .landscapeRight))
+    }
+
     @Test("samples decide the screen tilt too, through the mount matrix, once per change")
     func tilt() throws {
         let stage = DetectionStage(configuration: DetectorConfiguration())
