@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -646,13 +645,26 @@ public final class OrientationHub: Sendable {
         perform(onLoop.machine.resumes(at: MonotonicClock.now()))
     }
 
-    /// Stops each sensor of `roles` reading; the sleep's `ready` is called once all have stopped.
+    /// Stops each sensor of `roles` reading; the sleep's `ready` is called once all have stopped (on
+    /// the thread of the last to stop: a count, not a DispatchGroup, whose notify would need a
+    /// global queue and with it libdispatch's 1 Hz workqueue monitor, ``ConcurrencyOnEventLoop``).
     private func suspend(_ roles: Set<SampledSensor>) {
-        let stopped = DispatchGroup()
+        let ready = onLoop.sleepReady
+        onLoop.sleepReady.removeAll()
+        let running = NIOLockedValueBox(1)  // the stops asked for, and this function's own
+        let stopped: @Sendable () -> Void = {
+            guard
+                running.withLockedValue({ count in
+                    count -= 1
+                    return count == 0
+                })
+            else { return }
+            ready.forEach { $0() }
+        }
         func stop(_ source: (any SensorSource)?) {
             guard let source else { return }
-            stopped.enter()
-            source.stopSampling { stopped.leave() }
+            running.withLockedValue { $0 += 1 }
+            source.stopSampling(then: stopped)
         }
         for role in roles {
             switch role {
@@ -670,9 +682,7 @@ public final class OrientationHub: Sendable {
                 stop(kindSources[kind])
             }
         }
-        let ready = onLoop.sleepReady
-        onLoop.sleepReady.removeAll()
-        stopped.notify(queue: .global()) { ready.forEach { $0() } }
+        stopped()
     }
 
     /// Starts each sensor of `roles` reading again after a sleep.

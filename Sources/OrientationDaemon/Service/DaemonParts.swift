@@ -114,7 +114,8 @@ extension DaemonPart {
             start: {
                 let watch: SleepWatch
                 do throws(SystemBusError) {
-                    watch = try await WorkerThread.run("orientd-start") { () throws(SystemBusError) in try SleepWatch() }
+                    watch = try await WorkerThread.run("orientd-start") { () throws(SystemBusError) in try SleepWatch()
+                    }
                 } catch {
                     logger.notice("logind not followed (\(error)): \(byTheClock)")
                     return
@@ -138,7 +139,13 @@ extension DaemonPart {
                 }
             },
             stop: {
-                guard let watch = running.withLockedValue({ $0 }) else { return }
+                // Taken out: released at the end of the stop, it closes its wake-up's eventfd then.
+                guard
+                    let watch = running.withLockedValue({ running in
+                        defer { running = nil }
+                        return running
+                    })
+                else { return }
                 await WorkerThread.run("orientd-stop") { watch.stop() }
             })
     }

@@ -459,7 +459,8 @@ extension IIOAcquisition.Worker {
                 }
             } catch {
                 return .failure(
-                    AttributeFailure(kind: .readFailed, detail: "\(channel.id) raw: \(error.errnoDescription)", error: error))
+                    AttributeFailure(
+                        kind: .readFailed, detail: "\(channel.id) raw: \(error.errnoDescription)", error: error))
             }
         }
         return .success(Vector3(raw[0], raw[1], raw[2]))
@@ -523,7 +524,9 @@ extension IIOAcquisition.Worker {
                     emit(.fault(SensorFault(kind: failure.kind, device: device.id, detail: failure.detail)))
                 }
                 failingSince = failingSince ?? time
-                if isRemote, let since = failingSince, time - since >= Self.lossTimeout { return .failed(failure.detail) }
+                if isRemote, let since = failingSince, time - since >= Self.lossTimeout {
+                    return .failed(failure.detail)
+                }
                 continue
             }
             failingSince = nil
