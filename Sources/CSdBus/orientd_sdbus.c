@@ -307,8 +307,10 @@ int orientd_bus_sender_identity(sd_bus_message *call, uid_t *uid, gid_t *gid, pi
 }
 
 int orientd_logind_watch_sleep(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata) {
-    return sd_bus_match_signal(bus, slot, "org.freedesktop.login1", "/org/freedesktop/login1",
-                               "org.freedesktop.login1.Manager", "PrepareForSleep", callback, userdata);
+    /* Asynchronous: the AddMatch call is not waited for, so a bus that never answers holds up
+       nothing (the daemon's start included). */
+    return sd_bus_match_signal_async(bus, slot, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                     "org.freedesktop.login1.Manager", "PrepareForSleep", callback, NULL, userdata);
 }
 
 int orientd_bus_read_boolean(sd_bus_message *message, int *value) {

@@ -101,7 +101,8 @@ int orientd_bus_sender_identity(sd_bus_message *call, uid_t *uid, gid_t *gid, pi
 
 /* logind (org.freedesktop.login1): sleep, for the daemon's sleep watch (SleepWatch.swift). */
 
-/* PrepareForSleep of logind's manager; the callback reads its one boolean with
+/* PrepareForSleep of logind's manager (the match added without waiting for the bus's answer); the
+ * callback reads its one boolean with
  * orientd_bus_read_boolean (true: the system is about to sleep; false: it has resumed). */
 int orientd_logind_watch_sleep(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback, void *userdata);
 int orientd_bus_read_boolean(sd_bus_message *message, int *value);
