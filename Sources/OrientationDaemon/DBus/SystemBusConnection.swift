@@ -81,13 +81,13 @@ enum BusNameOutcome: Sendable, Equatable {
 /// was last given and passes method calls, vanished names and polkit's answers to the front end.
 ///
 /// Why a thread and not the hub's event loop: SwiftNIO has no public way to watch a descriptor it
-/// does not own, and sd-bus is not thread-safe (``BusThreadLoop``).
+/// does not own, and sd-bus is not thread-safe (``BusThread``).
 ///
-/// Invariant for `@unchecked Sendable`: `bus`, `object`, `slots`, `strings`, `openCalls`, `nextCallID`,
-/// `onEvent` and `thread` are used by one thread at a time: the owner's before ``start(onEvent:)``
+/// Invariant for `@unchecked Sendable`: `bus`, `object`, `slots`, `strings`, `openCalls`, `nextCallID`
+/// and `onEvent` are used by one thread at a time: the owner's before ``start(onEvent:)``
 /// starts the bus thread and after ``stop()`` has joined it, the bus thread (``run()`` and the
-/// sd-bus callbacks it dispatches) in between; other threads only ``submit(_:)``, through `inbox`'s
-/// lock and the wakeup eventfd.
+/// sd-bus callbacks it dispatches) in between; other threads only ``submit(_:)``, through `thread`'s
+/// inbox.
 final class SystemBusConnection: @unchecked Sendable {
     static let wellKnownName = "net.hadess.SensorProxy"
 
@@ -97,9 +97,8 @@ final class SystemBusConnection: @unchecked Sendable {
     private var slots: [OpaquePointer?] = []
     /// The string values the object points at, by property index (bus thread only).
     private var strings: [Int: UnsafeMutablePointer<CChar>] = [:]
-    private let wakeup = Wakeup()
-    private let inbox = NIOLockedValueBox<(commands: [SystemBusCommand], stopping: Bool)>(([], false))
-    private var thread: WorkerThread?
+    /// The bus thread and the commands handed to it.
+    private let thread = BusThread<[SystemBusCommand]>(empty: [])
     private var onEvent: @Sendable (SystemBusEvent) -> Void = { _ in }
     /// Calls not answered yet, by id, with the message's reference (bus thread only).
     private var openCalls: [Int: OpaquePointer] = [:]
@@ -170,22 +169,18 @@ final class SystemBusConnection: @unchecked Sendable {
     /// Starts the bus thread; `onEvent` is called on it.
     func start(onEvent: @escaping @Sendable (SystemBusEvent) -> Void) {
         self.onEvent = onEvent
-        thread = WorkerThread(name: "orientd-dbus") { [self] in run() }
+        thread.start(name: "orientd-dbus") { [self] in run() }
     }
 
     /// Hands a command to the bus thread (from any thread).
     func submit(_ command: SystemBusCommand) {
-        inbox.withLockedValue { $0.commands.append(command) }
-        wakeup.signal()
+        thread.hand { $0.append(command) }
     }
 
     /// Stops the thread, gives the name back and closes the connection. Calls not answered yet are
     /// dropped (their callers get an error from the bus when the connection closes).
     func stop() {
-        inbox.withLockedValue { $0.stopping = true }
-        wakeup.signal()
-        thread?.join()
-        thread = nil
+        thread.stop()
         onEvent = { _ in }  // the front end it names holds this connection: no cycle outlives the stop
         release()
     }
@@ -230,15 +225,7 @@ final class SystemBusConnection: @unchecked Sendable {
     private func run() {
         // Commands first: values set before the thread started (or while it slept) are served to
         // the calls waiting on the socket, never the ones before them.
-        let broke = BusThreadLoop.run(bus, wakeup: wakeup) {
-            let (commands, stopping) = inbox.withLockedValue { inbox in
-                defer { inbox.commands = [] }
-                return (inbox.commands, inbox.stopping)
-            }
-            if stopping { return false }
-            commands.forEach(perform)
-            return true
-        }
+        let broke = thread.run(bus) { commands in commands.forEach(perform) }
         if let broke {
             onEvent(.disconnected("the system bus connection broke: \(String(cString: strerror(-broke)))"))
         }

@@ -20,7 +20,7 @@ enum SleepNews: Sendable, Equatable {
 }
 
 /// logind's sleep, followed on a system-bus connection of its own, owned by a thread of its own
-/// (`orientd-sleep`, ``BusThreadLoop``): it hears `PrepareForSleep` and holds a *delay* inhibitor
+/// (`orientd-sleep`, ``BusThread``): it hears `PrepareForSleep` and holds a *delay* inhibitor
 /// (`Inhibit("sleep", …, "delay")`), so that before the system sleeps the daemon stops every
 /// sensor read and closes its buffers, and then lets it go (``readyToSleep()``). After each
 /// resume it takes a new one for the next sleep. logind waits for a delay inhibitor at most
@@ -29,18 +29,17 @@ enum SleepNews: Sendable, Equatable {
 /// Why its own connection and not net.hadess.SensorProxy's: that one exists only while the
 /// daemon serves the bus (`[dbus] mode`), and sleep matters on every device.
 ///
-/// Invariant for `@unchecked Sendable`: `bus`, `slots`, `inhibitor`, `onNews`, `said` and `thread`
-/// are used by one thread at a time: the owner's before ``start(onNews:)`` and after ``stop()``,
-/// the bus thread in between; other threads only ``readyToSleep()``, through `inbox`.
+/// Invariant for `@unchecked Sendable`: `bus`, `slots`, `inhibitor`, `inhibiting`, `onNews` and
+/// `said` are used by one thread at a time: the owner's before ``start(onNews:)`` and after ``stop()``,
+/// the bus thread in between; other threads only ``readyToSleep()``, through `thread`'s inbox.
 final class SleepWatch: @unchecked Sendable {
     private let bus: OpaquePointer
     private var slots: [OpaquePointer?] = []
     /// The delay inhibitor's descriptor (-1: none held); closing it lets the system sleep.
     private var inhibitor: Int32 = -1
     private var inhibiting = false
-    private let wakeup = Wakeup()
-    private let inbox = NIOLockedValueBox<(release: Bool, stopping: Bool)>((false, false))
-    private var thread: WorkerThread?
+    /// The bus thread; its inbox says whether every sensor has stopped (``readyToSleep()``).
+    private let thread = BusThread<Bool>(empty: false)
     private var onNews: @Sendable (SleepNews) -> Void = { _ in }
     /// Whether logind's answer to the first inhibitor was said (later ones are news only when
     /// they fail).
@@ -71,22 +70,18 @@ final class SleepWatch: @unchecked Sendable {
     /// Starts the bus thread, which takes the first inhibitor; `onNews` is called on it.
     func start(onNews: @escaping @Sendable (SleepNews) -> Void) {
         self.onNews = onNews
-        thread = WorkerThread(name: "orientd-sleep") { [self] in run() }
+        thread.start(name: "orientd-sleep") { [self] in run() }
     }
 
     /// Every sensor has stopped reading: the delay inhibitor goes, and the system may sleep (from
     /// any thread).
     func readyToSleep() {
-        inbox.withLockedValue { $0.release = true }
-        wakeup.signal()
+        thread.hand { $0 = true }
     }
 
     /// Ends the thread, gives any inhibitor back and closes the connection.
     func stop() {
-        inbox.withLockedValue { $0.stopping = true }
-        wakeup.signal()
-        thread?.join()
-        thread = nil
+        thread.stop()
         onNews = { _ in }
         releaseInhibitor()
         for slot in slots { sd_bus_slot_unref(slot) }
@@ -98,13 +93,8 @@ final class SleepWatch: @unchecked Sendable {
 
     private func run() {
         inhibit()
-        let broke = BusThreadLoop.run(bus, wakeup: wakeup) {
-            let (release, stopping) = inbox.withLockedValue { inbox in
-                defer { inbox.release = false }
-                return (inbox.release, inbox.stopping)
-            }
-            if release { releaseInhibitor() }
-            return !stopping
+        let broke = thread.run(bus) { stopped in
+            if stopped { releaseInhibitor() }
         }
         if let broke {
             onNews(.notFollowed("the system bus connection broke (\(String(cString: strerror(-broke))))"))
