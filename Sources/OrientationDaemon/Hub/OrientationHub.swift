@@ -641,7 +641,6 @@ public final class OrientationHub: Sendable {
             sensors read afresh
             """)
         perform(onLoop.machine.sleeps(at: MonotonicClock.now()))
-        onLoop.sleepReady.removeAll()
         perform(onLoop.machine.resumes(at: MonotonicClock.now()))
     }
 
