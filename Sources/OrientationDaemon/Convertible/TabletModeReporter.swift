@@ -72,7 +72,7 @@ final class TabletModeReporter: Sendable {
     private let create: Create
     private let logger = Logger(label: "orientd.hinge")
     private let queue = DispatchQueue(label: "orientd.tablet-mode")
-    /// Confined to `queue` (see ``WatchedSensorSource``'s state).
+    /// Confined to `queue`, as ``WatchedSensorSource``'s state is (the one lock rule's exception).
     private let state = Mutex(State())
 
     /// - Parameters:

@@ -9,9 +9,9 @@ import NIOConcurrencyHelpers
 /// the sample arrives leaves the loop asleep (one thread wake-up per sample instead of three,
 /// measured in docs/benchmarks.md). The lock is uncontended except on those rare loop calls.
 final class DetectionStage: Sendable {
-    /// orientd's locks are pthread mutexes (NIOLockedValueBox), not Synchronization.Mutex: on Linux
-    /// that one waits on a futex ThreadSanitizer cannot see, so every access under it is reported as
-    /// a race (with its integration tests run against a ThreadSanitizer build, `make soak`).
+    /// A lock threads share, so a pthread one (docs/architecture.md, "one lock rule"): on Linux
+    /// Synchronization.Mutex waits on a futex ThreadSanitizer cannot see, so every access under it
+    /// would be reported as a race (`make soak` runs the integration tests on a ThreadSanitizer build).
     private let pipeline: NIOLockedValueBox<Pipeline>
     /// The pace's settings (nil: read at the rate always) and where its decisions go: the source's
     /// read interval, set from here on the sensor's thread.

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import NIOCore
 
 #if canImport(Glibc)
@@ -144,12 +144,11 @@ public struct JournalLogHandler: LogHandler {
 }
 
 /// The process-wide log level, changeable at runtime (SIGHUP reload). Read by every log call, on
-/// any thread; a `Mutex` (Synchronization), whose storage Swift keeps in place, where a
-/// `pthread_mutex_t` passed as `&lock` has an address Swift does not promise.
+/// any thread: a lock threads share, so a pthread one (docs/architecture.md, "one lock rule").
 public enum LogLevelSetting {
-    private static let level = Mutex(Logger.Level.info)
+    private static let level = NIOLockedValueBox(Logger.Level.info)
     public static var current: Logger.Level {
-        get { level.withLock { $0 } }
-        set { level.withLock { $0 = newValue } }
+        get { level.withLockedValue { $0 } }
+        set { level.withLockedValue { $0 = newValue } }
     }
 }

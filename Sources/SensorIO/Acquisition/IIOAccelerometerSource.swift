@@ -27,8 +27,8 @@ public final class IIOAccelerometerSource: AccelerometerSource, Sendable {
     private let configuration: SensorConfiguration
     private let queue: DispatchQueue
     public static let retryInterval = 1.0
-    /// Confined to `queue`: only code running there takes the lock, so it is never contended
-    /// (Synchronization's Mutex, which may hold udev and the dispatch sources; see ``UdevKindSource``).
+    /// Confined to `queue`, as ``WatchedSensorSource``'s state is (the one lock rule's exception):
+    /// Synchronization's Mutex, which may hold udev and the dispatch sources.
     private let state = Mutex(State())
 
     private struct State {

@@ -2,7 +2,6 @@ import CUInput
 import Dispatch
 import OrientationCore
 import SensorCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

@@ -55,9 +55,9 @@ final class WatchedSensorSource<Found: Sendable, Event: Sendable>: Sendable {
     let outlet = EventOutlet<Event>()
     private let kind: Kind
     private let queue: DispatchQueue
-    /// Confined to `queue`: only code running there takes the lock, so it is never contended; it
-    /// makes the confinement checked. Synchronization's Mutex, which may hold what is not Sendable
-    /// (udev, dispatch sources); ThreadSanitizer sees the queue's ordering of every access.
+    /// Confined to `queue`: only code running there takes the lock, so it never waits (the one lock
+    /// rule's exception, docs/architecture.md): Synchronization's Mutex, which may hold what is not
+    /// Sendable (udev, dispatch sources); ThreadSanitizer sees the queue's ordering of every access.
     private let state = Mutex(State())
 
     private struct State {
