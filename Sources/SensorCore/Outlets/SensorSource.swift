@@ -1,6 +1,6 @@
 /// Every sensor source of the daemon has this one shape: the accelerometers (``AccelerometerSource``),
-/// light, proximity and compass (``KindSensorSource``), the hinge angle (``HingeAngleSource``) and the
-/// lid switch (``LidSwitchSource``).
+/// light, proximity and compass (``KindSensorSource``), the hinge angle (``HingeAngleSource``), the
+/// lid switch (``LidSwitchSource``) and a gyroscope of its own (``GyroscopeSource``).
 ///
 /// A source holds nothing (no udev monitor, no thread, no descriptor) until ``start()``; it then
 /// watches for its sensor until ``shutdown()``, but reads it only between ``startSampling()`` and

@@ -9,9 +9,10 @@ protocol SensorReader: AnyObject {
 }
 
 /// The skeleton of a sensor source found through udev (a light, proximity or compass sensor, the
-/// hinge angle, the lid switch): it watches for its sensor from ``start()`` to ``shutdown()`` and reads it only
-/// between ``startSampling()`` and ``stopSampling()``. What differs by sensor is its ``Kind``: how
-/// one is found, how its presence and absence are said, how it is read.
+/// hinge angle, the lid switch, a gyroscope of its own): it watches for its sensor from ``start()``
+/// to ``shutdown()`` and reads it only between ``startSampling()`` and ``stopSampling()``. What
+/// differs by sensor is its ``Kind``: how one is found, how its presence and absence are said, how
+/// it is read.
 ///
 /// All state lives on one serial queue, which also handles the udev watch's events (``UdevWatch``,
 /// no polling of sysfs): a removed sensor is reported unavailable, an added one is described and,
