@@ -44,10 +44,16 @@ final class SensorProxyFrontEnd: Sendable {
         var waitingForValue: [BusCall] = []
         var firstReplyTimer: Scheduled<Void>?
         var polkitAbsenceLogged = false
+        /// How often the values were computed from the state (the tests' evidence that a motion
+        /// sample computes none).
+        var recomputations = 0
     }
 
     /// The one door to the loop's state: SwiftNIO checks that the caller is on the loop.
     private var onLoop: LoopState { loopState.value }
+
+    /// How often the values were computed from the state.
+    var recomputations: Int { onLoop.recomputations }
 
     /// - Parameters:
     ///   - checksPolkit: `[dbus] polkit`: ask polkit about every claim and release.
@@ -304,6 +310,7 @@ final class SensorProxyFrontEnd: Sendable {
     }
 
     private func update(to state: DaemonState) {
+        onLoop.recomputations += 1
         let next = onLoop.values.following(
             state,
             context: SensorProxyContext(

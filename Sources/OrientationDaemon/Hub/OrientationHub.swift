@@ -86,6 +86,8 @@ public final class OrientationHub: Sendable {
         var disconnectsDeferred = 0
         /// Who waits for the sensors to stop before the system sleeps (logind's delay inhibitor).
         var sleepReady: [@Sendable () -> Void] = []
+        /// What the bus front end was last handed to follow (nil: nothing yet).
+        var busView: BusView?
 
         init(machine: HubStateMachine) {
             self.machine = machine
@@ -760,7 +762,13 @@ public final class OrientationHub: Sendable {
         assert(!state.performing, "OrientationHub.perform entered again from one of its actions")
         state.performing = true
         defer {
-            state.sensorProxy?.follow(state.machine.state)  // the bus's one door: after what changed, once
+            // The bus's one door: after what changed, once, and only when something it serves may
+            // have (a motion sample, up to 100 a second, changes nothing it serves).
+            let view = BusView(state.machine)
+            if view != state.busView {
+                state.busView = view
+                state.sensorProxy?.follow(state.machine.state)
+            }
             state.performing = false
         }
         var pending = actions[...]
@@ -849,6 +857,21 @@ public final class OrientationHub: Sendable {
                         SensorDecision(restRate: .some(rate.restRate)), at: MonotonicClock.now())
                 }
             }
+        }
+    }
+
+    /// What net.hadess.SensorProxy's values are made of (``SensorProxyFrontEnd/follow(_:)``): the
+    /// state, the configuration (how the lock and laptop mode apply), and the sensors whose first
+    /// reading a claim waits for (a first reading equal to the last answers a claim).
+    fileprivate struct BusView: Equatable {
+        let state: DaemonState
+        let configuration: DaemonConfiguration
+        let awaitingFirstReading: Set<SensorKind>
+
+        init(_ machine: HubStateMachine) {
+            state = machine.state
+            configuration = machine.configuration
+            awaitingFirstReading = machine.awaitingFirstReading
         }
     }
 

@@ -70,6 +70,27 @@ struct SensorProxyFrontEndTests {
         #expect(hub.state.tilt == .tiltedUp)
     }
 
+    @Test("a motion sample, streamed to a socket subscriber, makes the bus compute nothing; a turn does")
+    func motionComputesNothing() throws {
+        let app = try hub.connect(isPrivileged: false)
+        _ = try hub.handle(.subscribe([.motion], motionRate: 100), from: app).get()
+        let before = frontEnd.recomputations
+        for step in 0..<50 {
+            let time = 1 + Double(step) / 100
+            let motion = MotionSample(
+                time: time, gravity: Vector3(0, -9.81, 0), userAcceleration: .zero, rotationRate: .zero,
+                attitude: .identity)
+            hub.handle(
+                .sample(SensorSample(time: time, reading: Vector3(0, -9.81, 0))), detection: .init(motion: motion))
+        }
+        #expect(frontEnd.recomputations == before)
+        hub.handle(
+            .sample(SensorSample(time: 2, reading: Vector3(-9.81, 0, 0))),
+            detection: .init(change: OrientationChange(time: 2, from: .unknown, to: .landscapeLeft)))
+        #expect(frontEnd.recomputations == before + 1)
+        #expect(signalsTo(":1.7").count == 1)
+    }
+
     @Test("a tilt alone is one PropertiesChanged, and the same tilt again is none")
     func tiltAlone() {
         let sample = SensorEvent.sample(SensorSample(time: 1, reading: Vector3(0, -9.81, 0)))
